@@ -1,1 +1,30 @@
-//! Supple.
+//! # Supple: position-based dynamics for cloth and soft bodies
+//!
+//! Supple simulates particles held together by constraints, projected with position-based
+//! dynamics (PBD, Müller et al. 2007) or its compliant extension (XPBD, Macklin et al. 2016).
+//! A [`World`](world::World) advances one frame in substeps; every substep runs this pipeline,
+//! one module per stage:
+//!
+//! 1. [`apply_external_forces`](stages::forces): `v += h (g + w f)` (gravity, wind);
+//! 2. [`apply_damping`](stages::damping): global linear damping and Müller's rigid-mode-preserving damping;
+//! 3. [`predict_positions`](stages::predict): `p = x + h v`;
+//! 4. [`generate_contacts`](stages::contacts): particles near static colliders;
+//! 5. [`project_constraints`](stages::project): `iterations` passes over the [constraint
+//!    families](constraints) (distance, bending, attachment, contact), each with its
+//!    [stiffness model](constraints::stiffness);
+//! 6. [`update_velocities`](stages::velocities): `v = (p − x) / h`, with friction and restitution.
+//!
+//! Units are metres, seconds and kilograms; y is up. Scenes are TOML files ([`scene`]).
+
+pub mod bodies;
+pub mod collision;
+pub mod constraints;
+pub mod math;
+pub mod mesh;
+pub mod params;
+pub mod particles;
+pub mod stages;
+pub mod stats;
+pub mod world;
+
+pub use world::{SimError, World};

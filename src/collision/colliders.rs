@@ -1,0 +1,158 @@
+//! Static colliders: signed distance and outward normal of each shape.
+
+use crate::constraints::Stiffness;
+use crate::math::{Quat, Real, Vec3};
+
+/// A collider's geometry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// Infinite plane through `point` with unit outward `normal`; everything behind it is inside.
+    Plane { point: Vec3, normal: Vec3 },
+    /// Sphere, m.
+    Sphere { center: Vec3, radius: Real },
+    /// Box with half extents along its own axes, rotated by `rotation` about its center, m.
+    Box {
+        center: Vec3,
+        half_extents: Vec3,
+        rotation: Quat,
+    },
+    /// All points within `radius` of the segment from `a` to `b`, m.
+    Capsule { a: Vec3, b: Vec3, radius: Real },
+}
+
+/// A static collider with its contact material.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Collider {
+    /// Geometry.
+    pub shape: Shape,
+    /// Coulomb static friction coefficient (default 0.5 when only `friction` is given: equal to it).
+    pub static_friction: Real,
+    /// Coulomb kinetic friction coefficient.
+    pub kinetic_friction: Real,
+    /// Coefficient of restitution in [0, 1] (0: contacts do not bounce).
+    pub restitution: Real,
+    /// Stiffness of the contact constraints (default rigid).
+    pub stiffness: Stiffness,
+}
+
+impl Shape {
+    /// Signed distance from `p` to the surface (negative inside), m, and the outward unit normal
+    /// of the nearest surface point.
+    pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
+        match self {
+            Shape::Plane { point, normal } => (normal.dot(&(p - point)), *normal),
+            Shape::Sphere { center, radius } => {
+                let (d, n) = away_from(*center, p);
+                (d - radius, n)
+            }
+            Shape::Capsule { a, b, radius } => {
+                let ab = b - a;
+                let t = ((p - a).dot(&ab) / ab.norm_squared().max(Real::EPSILON)).clamp(0.0, 1.0);
+                let (d, n) = away_from(a + ab * t, p);
+                (d - radius, n)
+            }
+            Shape::Box {
+                center,
+                half_extents,
+                rotation,
+            } => {
+                let q = rotation.inverse_transform_vector(&(p - center));
+                let d = q.abs() - half_extents;
+                let outside = d.map(|c| c.max(0.0));
+                let (dist, local_n) = if outside.norm_squared() > 0.0 {
+                    let n = outside.component_mul(&q.map(sign)).normalize();
+                    (outside.norm(), n)
+                } else {
+                    let axis = d.imax();
+                    let mut n = Vec3::zeros();
+                    n[axis] = sign(q[axis]);
+                    (d[axis], n)
+                };
+                (dist, rotation.transform_vector(&local_n))
+            }
+        }
+    }
+}
+
+/// Distance from `c` to `p` and the unit direction from `c` to `p` (up when they coincide).
+fn away_from(c: Vec3, p: Vec3) -> (Real, Vec3) {
+    let diff = p - c;
+    let d = diff.norm();
+    if d <= Real::EPSILON {
+        (0.0, Vec3::y())
+    } else {
+        (d, diff / d)
+    }
+}
+
+fn sign(x: Real) -> Real {
+    if x < 0.0 { -1.0 } else { 1.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: Real, b: Real) -> bool {
+        (a - b).abs() < 1e-5
+    }
+
+    #[test]
+    fn plane_distance_is_height_above_it() {
+        let s = Shape::Plane {
+            point: Vec3::new(0.0, 1.0, 0.0),
+            normal: Vec3::y(),
+        };
+        let (d, n) = s.distance(Vec3::new(3.0, 0.25, -2.0));
+        assert!(close(d, -0.75) && n == Vec3::y());
+    }
+
+    #[test]
+    fn sphere_distance_and_normal() {
+        let s = Shape::Sphere {
+            center: Vec3::new(1.0, 0.0, 0.0),
+            radius: 0.5,
+        };
+        let (d, n) = s.distance(Vec3::new(1.0, 2.0, 0.0));
+        assert!(close(d, 1.5) && (n - Vec3::y()).norm() < 1e-6);
+        assert!(close(s.distance(Vec3::new(1.2, 0.0, 0.0)).0, -0.3));
+    }
+
+    #[test]
+    fn capsule_distance_to_its_segment() {
+        let s = Shape::Capsule {
+            a: Vec3::zeros(),
+            b: Vec3::new(2.0, 0.0, 0.0),
+            radius: 0.1,
+        };
+        assert!(close(s.distance(Vec3::new(1.0, 0.5, 0.0)).0, 0.4));
+        let (d, n) = s.distance(Vec3::new(3.0, 0.0, 0.0));
+        assert!(close(d, 0.9) && (n - Vec3::x()).norm() < 1e-6);
+    }
+
+    #[test]
+    fn box_distance_outside_inside_and_rotated() {
+        let axis_aligned = Shape::Box {
+            center: Vec3::zeros(),
+            half_extents: Vec3::new(1.0, 0.5, 0.25),
+            rotation: Quat::identity(),
+        };
+        let (d, n) = axis_aligned.distance(Vec3::new(0.0, 1.0, 0.0));
+        assert!(close(d, 0.5) && (n - Vec3::y()).norm() < 1e-6);
+        let (d, n) = axis_aligned.distance(Vec3::new(0.9, 0.0, 0.0));
+        assert!(close(d, -0.1) && (n - Vec3::x()).norm() < 1e-6);
+        // Corner region: distance to the corner point.
+        assert!(close(
+            axis_aligned.distance(Vec3::new(2.0, 1.5, 0.25)).0,
+            2.0_f32.sqrt()
+        ));
+        let rotated = Shape::Box {
+            center: Vec3::zeros(),
+            half_extents: Vec3::new(1.0, 0.5, 0.25),
+            rotation: Quat::from_axis_angle(&Vec3::z_axis(), std::f32::consts::FRAC_PI_2),
+        };
+        // Rotated a quarter turn about z, the long axis points along y.
+        let (d, n) = rotated.distance(Vec3::new(0.0, 1.5, 0.0));
+        assert!(close(d, 0.5) && (n - Vec3::y()).norm() < 1e-5);
+    }
+}

@@ -1,0 +1,5 @@
+//! Collision geometry.
+
+pub mod colliders;
+
+pub use colliders::{Collider, Shape};

@@ -1,0 +1,110 @@
+//! Contact constraints between particles and static colliders, regenerated every substep.
+
+use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
+use crate::collision::colliders::Collider;
+use crate::math::{Real, Vec3};
+use crate::particles::ParticleSet;
+
+/// The contacts of the current substep, one entry per contact in each field.
+#[derive(Clone, Debug, Default)]
+pub struct ContactSet {
+    /// The particle in contact.
+    pub particle: Vec<u32>,
+    /// The collider it touches (index into the world's colliders, and into `materials`).
+    pub collider: Vec<u32>,
+    /// Normal velocity of the particle when the contact was generated, m/s (for restitution).
+    pub normal_velocity: Vec<Real>,
+    /// Lagrange multiplier accumulated in the current substep (≥ 0: contacts only push).
+    pub lambda: Vec<Real>,
+    /// Stiffness per collider.
+    pub materials: MaterialTable,
+}
+
+/// Projects one contact, the inequality `C(p) = φ(p) − r ≥ 0` with `φ` the collider's signed
+/// distance, `∇C = n` its outward normal and `r` the particle's collision distance (Müller et al.
+/// 2007 sec. 4.2; XPBD update of Macklin et al. 2016 with the accumulated multiplier clamped to
+/// `λ ≥ 0`, Macklin et al. 2014 "Unified Particle Physics" sec. 4). Returns the correction of `p`
+/// and `Δλ`.
+#[inline]
+pub fn solve_contact(c: Real, n: Vec3, w: Real, lambda: Real, k: &Coeffs) -> (Vec3, Real) {
+    let dl = (lambda + delta_lambda(c, w, 0.0, lambda, k)).max(0.0) - lambda;
+    (n * (w * k.scale * dl), dl)
+}
+
+impl ContactSet {
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.particle.len()
+    }
+
+    /// True when there is no contact.
+    pub fn is_empty(&self) -> bool {
+        self.particle.is_empty()
+    }
+
+    /// Removes every contact (keeps the materials).
+    pub fn clear(&mut self) {
+        self.particle.clear();
+        self.collider.clear();
+        self.normal_velocity.clear();
+        self.lambda.clear();
+    }
+
+    /// Adds a contact of `particle` with `collider`.
+    pub fn push(&mut self, particle: u32, collider: u32, normal_velocity: Real) {
+        self.particle.push(particle);
+        self.collider.push(collider);
+        self.normal_velocity.push(normal_velocity);
+        self.lambda.push(0.0);
+    }
+
+    /// Projects every contact in order, evaluating each collider's distance at the current
+    /// positions.
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, colliders: &[Collider]) {
+        for c in 0..self.particle.len() {
+            let (i, j) = (self.particle[c] as usize, self.collider[c] as usize);
+            let (phi, n) = colliders[j].shape.distance(ps.p[i]);
+            let (dp, dl) = solve_contact(
+                phi - ps.radius[i],
+                n,
+                ps.inv_mass[i],
+                self.lambda[c],
+                &self.materials.coeffs[j],
+            );
+            ps.p[i] += dp;
+            self.lambda[c] += dl;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constraints::stiffness::Stiffness;
+
+    #[test]
+    fn penetrating_particle_is_pushed_to_the_surface() {
+        let k = Stiffness::default().coeffs(0.01, 1);
+        let (dp, dl) = solve_contact(-0.03, Vec3::y(), 2.0, 0.0, &k);
+        assert!((dp - Vec3::y() * 0.03).norm() < 1e-7);
+        assert!(dl > 0.0);
+    }
+
+    #[test]
+    fn separated_particle_is_left_alone() {
+        let k = Stiffness::default().coeffs(0.01, 1);
+        assert_eq!(
+            solve_contact(0.05, Vec3::y(), 1.0, 0.0, &k),
+            (Vec3::zeros(), 0.0)
+        );
+    }
+
+    #[test]
+    fn contact_never_pulls_back_more_than_it_pushed() {
+        let k = Stiffness::default().coeffs(0.01, 1);
+        // Pushed out by 0.03 earlier (λ = 0.015 with w = 2), now 0.05 clear: it may only release λ.
+        let (dp, dl) = solve_contact(0.05, Vec3::y(), 2.0, 0.015, &k);
+        assert!((dl + 0.015).abs() < 1e-7);
+        assert!((dp.y + 0.03).abs() < 1e-7);
+    }
+}

@@ -1,0 +1,48 @@
+//! Constraint families: one file each, with its data, its pure `solve_*` kernel and its drivers.
+
+pub mod attachment;
+pub mod bending;
+pub mod contact;
+pub mod distance;
+pub mod stiffness;
+
+pub use attachment::AttachmentSet;
+pub use bending::DihedralSet;
+pub use contact::ContactSet;
+pub use distance::DistanceSet;
+pub use stiffness::{Coeffs, MaterialTable, Stiffness};
+
+/// Every constraint of a world, one flat array per family.
+#[derive(Clone, Debug, Default)]
+pub struct ConstraintSets {
+    /// Stretch and shear of cloth, rope segments: the constraints whose strain is reported.
+    pub stretch: DistanceSet,
+    /// Cross-distance bending of cloth and bending of rope (particles two apart).
+    pub bend_distance: DistanceSet,
+    /// Dihedral-angle bending of cloth.
+    pub dihedral: DihedralSet,
+    /// Particles held to fixed points.
+    pub attachment: AttachmentSet,
+    /// Particle-collider contacts of the current substep.
+    pub contact: ContactSet,
+}
+
+impl ConstraintSets {
+    /// Computes every material's coefficients for a substep of `h` seconds, and resets the
+    /// multipliers (XPBD accumulates `λ` over the iterations of one substep).
+    pub fn begin_substep(&mut self, h: f32, iterations: u32) {
+        for (table, lambda) in [
+            (&mut self.stretch.materials, &mut self.stretch.lambda),
+            (
+                &mut self.bend_distance.materials,
+                &mut self.bend_distance.lambda,
+            ),
+            (&mut self.dihedral.materials, &mut self.dihedral.lambda),
+            (&mut self.attachment.materials, &mut self.attachment.lambda),
+            (&mut self.contact.materials, &mut self.contact.lambda),
+        ] {
+            table.resolve(h, iterations);
+            lambda.iter_mut().for_each(|l| *l = 0.0);
+        }
+    }
+}

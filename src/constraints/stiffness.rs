@@ -1,0 +1,169 @@
+//! The three stiffness models and the one projection formula they share.
+//!
+//! Every constraint family is projected with the XPBD update of Macklin, Müller and Chentanez
+//! 2016, "XPBD: Position-Based Simulation of Compliant Constrained Dynamics", eq. 18 with the
+//! damping of eq. 26:
+//!
+//! ```text
+//! Δλ  = (−C − α̃ λ − γ ∇C·(x − xⁿ)) / ((1 + γ) Σ wᵢ |∇ᵢC|² + α̃),   α̃ = α / h²,  γ = α β / h
+//! Δxᵢ = s · wᵢ ∇ᵢC Δλ
+//! ```
+//!
+//! Plain PBD (Müller et al. 2007, "Position Based Dynamics") is the same update with `α = 0` and
+//! the correction scaled by the stiffness `s = k`; the iteration-corrected variant uses
+//! `s = 1 − (1 − k)^(1/n)` for `n` solver iterations (ibid., sec. 3.3). Folding the three models
+//! into one set of per-material coefficients keeps the inner loops free of branches on the model.
+
+use crate::math::Real;
+
+/// How stiff a constraint family is (DESIGN.md section 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stiffness {
+    /// PBD stiffness `k` in [0, 1]: the correction is scaled by `k` every iteration.
+    Pbd { k: Real },
+    /// PBD stiffness `k` in [0, 1], corrected for the iteration count: `k' = 1 − (1 − k)^(1/n)`.
+    PbdCorrected { k: Real },
+    /// XPBD compliance `α` ≥ 0 in m/N (0 is rigid) and constraint damping `β` ≥ 0 in s.
+    Xpbd { compliance: Real, damping: Real },
+}
+
+impl Default for Stiffness {
+    /// Rigid: XPBD with zero compliance.
+    fn default() -> Self {
+        Stiffness::Xpbd {
+            compliance: 0.0,
+            damping: 0.0,
+        }
+    }
+}
+
+/// Coefficients of the projection formula for one material in one substep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Coeffs {
+    /// `α̃ = α / h²`.
+    pub alpha_tilde: Real,
+    /// `γ = α β / h`; zero for PBD and undamped XPBD.
+    pub gamma: Real,
+    /// Scale of the position correction: `k`, `k'`, or 1 for XPBD.
+    pub scale: Real,
+}
+
+impl Stiffness {
+    /// The coefficients for a substep of `h` seconds with `iterations` solver iterations.
+    pub fn coeffs(&self, h: Real, iterations: u32) -> Coeffs {
+        match *self {
+            Stiffness::Pbd { k } => Coeffs {
+                alpha_tilde: 0.0,
+                gamma: 0.0,
+                scale: k,
+            },
+            Stiffness::PbdCorrected { k } => Coeffs {
+                alpha_tilde: 0.0,
+                gamma: 0.0,
+                scale: 1.0 - (1.0 - k).powf(1.0 / iterations.max(1) as Real),
+            },
+            Stiffness::Xpbd {
+                compliance,
+                damping,
+            } => Coeffs {
+                alpha_tilde: compliance / (h * h),
+                gamma: compliance * damping / h,
+                scale: 1.0,
+            },
+        }
+    }
+}
+
+/// The Lagrange multiplier update `Δλ` of the module docs.
+///
+/// `c` is the constraint value, `w_grad_sq` is `Σ wᵢ |∇ᵢC|²`, `grad_dot_dx` is `∇C·(x − xⁿ)`
+/// (only read when `γ ≠ 0`), `lambda` the multiplier accumulated so far in this substep.
+/// Returns 0 when the constraint cannot move (all particles pinned, or a degenerate gradient).
+#[inline]
+pub fn delta_lambda(c: Real, w_grad_sq: Real, grad_dot_dx: Real, lambda: Real, k: &Coeffs) -> Real {
+    let denom = (1.0 + k.gamma) * w_grad_sq + k.alpha_tilde;
+    if denom <= Real::EPSILON {
+        return 0.0;
+    }
+    (-c - k.alpha_tilde * lambda - k.gamma * grad_dot_dx) / denom
+}
+
+/// The stiffness materials used by one constraint family, and their coefficients for the
+/// current substep. Constraints refer to a material by its index.
+#[derive(Clone, Debug, Default)]
+pub struct MaterialTable {
+    /// Stiffness of each material.
+    pub stiffness: Vec<Stiffness>,
+    /// Coefficients of each material for the current substep (see [`MaterialTable::resolve`]).
+    pub coeffs: Vec<Coeffs>,
+}
+
+impl MaterialTable {
+    /// Adds a material and returns its index.
+    pub fn add(&mut self, stiffness: Stiffness) -> u16 {
+        self.stiffness.push(stiffness);
+        self.coeffs.push(Coeffs::default());
+        u16::try_from(self.stiffness.len() - 1).expect("at most 65536 materials per family")
+    }
+
+    /// Computes every material's coefficients for a substep of `h` seconds.
+    pub fn resolve(&mut self, h: Real, iterations: u32) {
+        for (c, s) in self.coeffs.iter_mut().zip(&self.stiffness) {
+            *c = s.coeffs(h, iterations);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_constraint_gets_minus_c_over_w_plus_alpha_tilde() {
+        let h = 0.01;
+        let k = Stiffness::Xpbd {
+            compliance: 1e-3,
+            damping: 0.0,
+        }
+        .coeffs(h, 10);
+        assert!((k.alpha_tilde - 10.0).abs() < 1e-4);
+        let dl = delta_lambda(0.2, 2.0, 0.0, 0.0, &k);
+        assert!((dl - (-0.2 / (2.0 + 10.0))).abs() < 1e-7);
+    }
+
+    #[test]
+    fn accumulated_lambda_resists_further_change() {
+        let k = Coeffs {
+            alpha_tilde: 4.0,
+            gamma: 0.0,
+            scale: 1.0,
+        };
+        // At the XPBD fixed point −C = α̃λ the update is zero.
+        assert_eq!(delta_lambda(-4.0 * 0.25, 1.0, 0.0, 0.25, &k), 0.0);
+    }
+
+    #[test]
+    fn pbd_corrected_gives_k_after_n_iterations() {
+        let (k, n) = (0.5, 8);
+        let s = Stiffness::PbdCorrected { k }.coeffs(0.01, n).scale;
+        // n corrections of the remaining error by s leave (1 − s)^n of it: exactly 1 − k.
+        assert!(((1.0 - s).powi(n as i32) - (1.0 - k)).abs() < 1e-6);
+        assert_eq!(Stiffness::Pbd { k }.coeffs(0.01, n).scale, k);
+    }
+
+    #[test]
+    fn pinned_constraint_does_not_move() {
+        assert_eq!(delta_lambda(1.0, 0.0, 0.0, 0.0, &Coeffs::default()), 0.0);
+    }
+
+    #[test]
+    fn damping_opposes_motion_along_the_gradient() {
+        let k = Stiffness::Xpbd {
+            compliance: 1e-2,
+            damping: 1.0,
+        }
+        .coeffs(0.01, 1);
+        assert!(k.gamma > 0.0);
+        assert!(delta_lambda(0.0, 1.0, 0.1, 0.0, &k) < 0.0);
+    }
+}

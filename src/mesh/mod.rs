@@ -1,0 +1,3 @@
+//! Triangle meshes: topology.
+
+pub mod topology;

@@ -1,0 +1,70 @@
+//! Solver settings of a world.
+
+use crate::math::{Real, Vec3};
+
+/// How the constraint projection visits the constraints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SolverMethod {
+    /// Serial Gauss-Seidel: each constraint sees the corrections of the ones before it.
+    #[default]
+    GaussSeidel,
+}
+
+impl SolverMethod {
+    /// The name used in scene files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverMethod::GaussSeidel => "gauss-seidel",
+        }
+    }
+
+    /// Parses a scene-file or command-line name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [SolverMethod::GaussSeidel]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+
+    /// Every method, for messages.
+    pub const NAMES: &'static [&'static str] = &["gauss-seidel"];
+}
+
+/// Solver settings. Defaults are those of the `[solver]` table of a scene file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverParams {
+    /// Frame time step, s (default 1/60).
+    pub dt: Real,
+    /// Substeps per frame (default 10).
+    pub substeps: u32,
+    /// Constraint iterations per substep (default 10).
+    pub iterations: u32,
+    /// Projection method (default Gauss-Seidel).
+    pub method: SolverMethod,
+    /// Gravity, m/s² (default (0, −9.81, 0)).
+    pub gravity: Vec3,
+    /// Global linear velocity damping, 1/s (default 0): `v ← v·exp(−damping·h)` every substep.
+    pub damping: Real,
+    /// Wind velocity, m/s (default 0); acts on cloth through its `drag`.
+    pub wind: Vec3,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        SolverParams {
+            dt: 1.0 / 60.0,
+            substeps: 10,
+            iterations: 10,
+            method: SolverMethod::GaussSeidel,
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            damping: 0.0,
+            wind: Vec3::zeros(),
+        }
+    }
+}
+
+impl SolverParams {
+    /// Substep length `h = dt / substeps`, s.
+    pub fn h(&self) -> Real {
+        self.dt / self.substeps as Real
+    }
+}

@@ -1,0 +1,98 @@
+//! Stage 2: velocity damping.
+
+use crate::bodies::Body;
+use crate::math::{Mat3, Real, Vec3};
+use crate::particles::ParticleSet;
+use std::ops::Range;
+
+/// Global linear damping `v ← v·exp(−c h)` (`c` in 1/s), then each body's Müller damping.
+pub fn apply_damping(ps: &mut ParticleSet, bodies: &[Body], c: Real, h: Real) {
+    if c > 0.0 {
+        let factor = (-c * h).exp();
+        ps.v.iter_mut().for_each(|v| *v *= factor);
+    }
+    for body in bodies.iter().filter(|b| b.damping > 0.0) {
+        damp_non_rigid(ps, body.particles.clone(), body.damping);
+    }
+}
+
+/// Removes the fraction `k` of the velocity that is not rigid motion (Müller et al. 2007,
+/// "Position Based Dynamics", sec. 3.5): with `x_cm`, `v_cm` the mass-weighted centre and
+/// velocity, `L = Σ rᵢ × mᵢvᵢ`, `I = Σ mᵢ r̃ᵢ r̃ᵢᵀ` and `ω = I⁻¹L`, every particle gets
+/// `vᵢ += k (v_cm + ω × rᵢ − vᵢ)`. Pinned particles are left out. A body whose inertia is singular
+/// (a straight rope) uses the pseudo-inverse, which keeps the spin it can have.
+pub fn damp_non_rigid(ps: &mut ParticleSet, range: Range<usize>, k: Real) {
+    let free = || range.clone().filter(|&i| ps.inv_mass[i] > 0.0);
+    let mass: Real = free().map(|i| 1.0 / ps.inv_mass[i]).sum();
+    if mass <= 0.0 {
+        return;
+    }
+    let x_cm = free().map(|i| ps.x[i] / ps.inv_mass[i]).sum::<Vec3>() / mass;
+    let v_cm = free().map(|i| ps.v[i] / ps.inv_mass[i]).sum::<Vec3>() / mass;
+    let mut l = Vec3::zeros();
+    let mut inertia = Mat3::zeros();
+    for i in free() {
+        let m = 1.0 / ps.inv_mass[i];
+        let r = ps.x[i] - x_cm;
+        l += r.cross(&(ps.v[i] * m));
+        let rt = r.cross_matrix();
+        inertia += rt * rt.transpose() * m;
+    }
+    let omega = inertia
+        .pseudo_inverse(1e-9)
+        .map_or(Vec3::zeros(), |inv| inv * l);
+    for i in range.filter(|&i| ps.inv_mass[i] > 0.0) {
+        let rigid = v_cm + omega.cross(&(ps.x[i] - x_cm));
+        let v = ps.v[i];
+        ps.v[i] = v + (rigid - v) * k;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spinning_square() -> ParticleSet {
+        let mut ps = ParticleSet::default();
+        for (x, z) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+            ps.push(Vec3::new(x, 0.0, z), 1.0, 0.01, 0);
+        }
+        let omega = Vec3::new(0.0, 2.0, 0.0);
+        for i in 0..4 {
+            ps.v[i] = Vec3::new(0.5, 0.0, 0.0) + omega.cross(&ps.x[i]);
+        }
+        ps
+    }
+
+    #[test]
+    fn rigid_motion_is_untouched() {
+        let mut ps = spinning_square();
+        let before = ps.v.clone();
+        damp_non_rigid(&mut ps, 0..4, 1.0);
+        for (a, b) in ps.v.iter().zip(&before) {
+            assert!((a - b).norm() < 1e-5, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn full_damping_removes_all_deformation_velocity() {
+        let mut ps = spinning_square();
+        let rigid = ps.v.clone();
+        // Stretch the square outward: pure deformation.
+        for i in 0..4 {
+            ps.v[i] += ps.x[i] * 0.3;
+        }
+        damp_non_rigid(&mut ps, 0..4, 1.0);
+        for (a, b) in ps.v.iter().zip(&rigid) {
+            assert!((a - b).norm() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn global_damping_decays_exponentially() {
+        let mut ps = spinning_square();
+        let v0 = ps.v[0];
+        apply_damping(&mut ps, &[], 2.0, 0.5);
+        assert!((ps.v[0] - v0 * (-1.0f32).exp()).norm() < 1e-6);
+    }
+}

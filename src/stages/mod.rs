@@ -1,0 +1,15 @@
+//! The stages of a substep, in pipeline order (see the crate docs).
+
+pub mod contacts;
+pub mod damping;
+pub mod forces;
+pub mod predict;
+pub mod project;
+pub mod velocities;
+
+pub use contacts::generate_contacts;
+pub use damping::apply_damping;
+pub use forces::apply_external_forces;
+pub use predict::predict_positions;
+pub use project::project_constraints;
+pub use velocities::update_velocities;

@@ -1,0 +1,95 @@
+//! The world: particles, constraints, colliders and bodies, and the step that advances them.
+
+use crate::bodies::Body;
+use crate::collision::Collider;
+use crate::constraints::ConstraintSets;
+use crate::params::SolverParams;
+use crate::particles::ParticleSet;
+use crate::stages::*;
+
+/// A simulation that cannot go on.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SimError {
+    /// A position became NaN or infinite.
+    #[error(
+        "body '{body}' has a non-finite position at frame {frame}: the simulation blew up (try more substeps, a smaller dt or softer constraints)"
+    )]
+    NonFinite { body: String, frame: u64 },
+}
+
+/// Everything that is simulated.
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    /// Solver settings.
+    pub params: SolverParams,
+    /// All particles, body after body.
+    pub particles: ParticleSet,
+    /// All constraints, one flat array per family.
+    pub constraints: ConstraintSets,
+    /// Static colliders.
+    pub colliders: Vec<Collider>,
+    /// Bodies, in scene order.
+    pub bodies: Vec<Body>,
+    /// Frames simulated so far.
+    pub frame: u64,
+}
+
+impl World {
+    /// An empty world with `params`.
+    pub fn new(params: SolverParams) -> Self {
+        World {
+            params,
+            ..Default::default()
+        }
+    }
+
+    /// Adds a collider; its contact stiffness becomes the contact material of the same index.
+    pub fn add_collider(&mut self, collider: Collider) {
+        self.constraints.contact.materials.add(collider.stiffness);
+        self.colliders.push(collider);
+    }
+
+    /// The body called `name`, if any.
+    pub fn body(&self, name: &str) -> Option<&Body> {
+        self.bodies.iter().find(|b| b.name == name)
+    }
+
+    /// Advances one frame of `params.dt` seconds in `params.substeps` substeps.
+    pub fn step_frame(&mut self) -> Result<(), SimError> {
+        let h = self.params.h();
+        for _ in 0..self.params.substeps {
+            self.substep(h);
+        }
+        self.frame += 1;
+        self.check_finite()
+    }
+
+    /// One substep of the pipeline (DESIGN.md section 1).
+    pub fn substep(&mut self, h: f32) {
+        let p = &self.params;
+        let ps = &mut self.particles;
+        let cs = &mut self.constraints;
+        cs.begin_substep(h, p.iterations);
+        apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h);
+        apply_damping(ps, &self.bodies, p.damping, h);
+        predict_positions(ps, h);
+        generate_contacts(ps, &self.colliders, &mut cs.contact);
+        project_constraints(p.method, cs, ps, &self.colliders, p.iterations);
+        update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity);
+    }
+
+    /// Fails with the first body that has a non-finite position.
+    fn check_finite(&self) -> Result<(), SimError> {
+        match self.bodies.iter().find(|b| {
+            self.particles.x[b.particles.clone()]
+                .iter()
+                .any(|x| !x.iter().all(|c| c.is_finite()))
+        }) {
+            Some(b) => Err(SimError::NonFinite {
+                body: b.name.clone(),
+                frame: self.frame,
+            }),
+            None => Ok(()),
+        }
+    }
+}
