@@ -1,1 +1,2 @@
 //! Supple.
+pub mod mesh;

@@ -1,0 +1,18 @@
+//! Triangle meshes: OBJ import ([`obj`]), cleaning ([`clean`]) and edge topology ([`topology`]).
+
+pub mod obj;
+pub mod topology;
+
+/// Scalar type of mesh coordinates.
+pub type Real = f32;
+/// A point or direction in 3-D.
+pub type Vec3 = nalgebra::Vector3<Real>;
+
+/// A triangle mesh: positions in file units, triangles as 0-based indices into positions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TriMesh {
+    /// Vertex positions, in file order.
+    pub positions: Vec<Vec3>,
+    /// Triangles as 0-based indices into `positions`.
+    pub triangles: Vec<[u32; 3]>,
+}
