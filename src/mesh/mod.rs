@@ -1,5 +1,6 @@
 //! Triangle meshes: OBJ import ([`obj`]), cleaning ([`clean`]) and edge topology ([`topology`]).
 
+pub mod clean;
 pub mod obj;
 pub mod topology;
 
