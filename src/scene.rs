@@ -378,6 +378,12 @@ impl Ctx<'_> {
         Ok(v)
     }
 
+    /// An optional rotation given as degrees about x, y, z.
+    fn rotation(&self, r: Option<[Real; 3]>, key: &KeyPath) -> Result<Option<Quat>, SceneError> {
+        r.map(|r| self.finite(&r, key).map(|_| euler_degrees(r)))
+            .transpose()
+    }
+
     fn vec3(&self, v: [Real; 3], key: &KeyPath) -> Result<Vec3, SceneError> {
         self.finite(&v, key)?;
         Ok(Vec3::from(v))
@@ -626,13 +632,7 @@ fn add_cloth(
         .center
         .map(|v| ctx.vec3(v, &key.key("center")))
         .transpose()?;
-    let rotation = c
-        .rotation
-        .map(|r| {
-            ctx.finite(&r, &key.key("rotation"))
-                .map(|_| euler_degrees(r))
-        })
-        .transpose()?;
+    let rotation = ctx.rotation(c.rotation, &key.key("rotation"))?;
     let index = world.bodies.len() as u32;
     let (positions, triangles, pinned, grid_nx) = match (&c.resolution, &c.mesh) {
         (Some(_), Some(_)) => {
@@ -820,13 +820,7 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
             for h in half_extents.iter() {
                 ctx.positive(*h, &key.key("half_extents"), "a half extent in m")?;
             }
-            let rotation = c
-                .rotation
-                .map(|r| {
-                    ctx.finite(&r, &key.key("rotation"))
-                        .map(|_| euler_degrees(r))
-                })
-                .transpose()?;
+            let rotation = ctx.rotation(c.rotation, &key.key("rotation"))?;
             Shape::Box {
                 center: need(c.center, "center")?,
                 half_extents,
