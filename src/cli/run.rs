@@ -6,11 +6,13 @@ use crate::scene::{Scene, load_scene};
 use crate::stats::FrameStats;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Frames a headless run simulates when `--frames` is not given (5 s at 60 Hz).
 pub const DEFAULT_FRAMES: u64 = 300;
+/// Frames simulated before a `--screenshot` when `--frames` is not given (1 s at 60 Hz).
+pub const DEFAULT_SCREENSHOT_FRAMES: u64 = 60;
 
 /// Arguments of `supple run`.
 #[derive(Args, Debug, Clone)]
@@ -29,6 +31,10 @@ pub struct RunArgs {
     /// Write per-frame statistics to this JSON file.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
+    /// Render offscreen (no display needed), simulating `--frames` frames (default 60), save a
+    /// PNG of the last one and exit.
+    #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "export", "report"])]
+    pub screenshot: Option<PathBuf>,
     #[command(flatten)]
     pub solver: SolverOverrides,
 }
@@ -48,6 +54,13 @@ pub struct Summary {
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut scene = load_scene(&args.scene)?;
     args.solver.apply(&mut scene.world.params);
+    if let Some(path) = &args.screenshot {
+        return screenshot(
+            scene,
+            args.frames.unwrap_or(DEFAULT_SCREENSHOT_FRAMES),
+            path,
+        );
+    }
     if args.headless || args.export.is_some() || args.report.is_some() {
         let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
         let name = scene.name.clone();
@@ -84,11 +97,23 @@ fn open_window(scene: Scene) -> anyhow::Result<()> {
     crate::viewer::run_window(scene.world, &scene.name)
 }
 
+#[cfg(feature = "viewer")]
+fn screenshot(scene: Scene, frames: u64, path: &Path) -> anyhow::Result<()> {
+    crate::viewer::screenshot(scene.world, &scene.name, frames, path)
+}
+
+/// Why a build without the viewer cannot draw.
+#[cfg(not(feature = "viewer"))]
+const NO_VIEWER: &str = "this build of supple has no viewer (built without the `viewer` feature)";
+
 #[cfg(not(feature = "viewer"))]
 fn open_window(_scene: Scene) -> anyhow::Result<()> {
-    anyhow::bail!(
-        "this build of supple has no window (built without the `viewer` feature): run with --headless"
-    )
+    anyhow::bail!("{NO_VIEWER}: run with --headless")
+}
+
+#[cfg(not(feature = "viewer"))]
+fn screenshot(_scene: Scene, _frames: u64, _path: &Path) -> anyhow::Result<()> {
+    anyhow::bail!("{NO_VIEWER}: it cannot take screenshots")
 }
 
 /// Simulates `frames` frames of `scene`, exporting every frame (from frame 0) to `export` and the
