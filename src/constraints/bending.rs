@@ -81,6 +81,13 @@ pub struct QuadCorrection {
 /// paper's `acos` is singular. A pair folded flat onto itself (`C = ±π`) has no preferred side:
 /// without self-collision the fold may flip there.
 ///
+/// Like every PBD/XPBD constraint, the update uses `∇C` but not the curvature `∇²C` (the
+/// "geometric stiffness" of Tournier et al. 2015, "Stable Constrained Dynamics"), and the angle
+/// is far more curved than a distance. Measured on a 2.4 m, 50 x 50 cloth of 0.6 kg: with
+/// compliance 1 rad/(N·m), 40 substeps and 2 iterations, the kinetic energy of the hanging cloth
+/// grew past 20 J from 6 J of potential energy; with 8 iterations, or the cross-distance variant,
+/// it stayed bounded. Very stiff dihedral bending needs more iterations.
+///
 /// `dx` holds `p − x` of each particle this substep, read only by XPBD damping.
 pub fn solve_dihedral(
     p: [Vec3; 4],
