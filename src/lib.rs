@@ -25,6 +25,8 @@ pub mod params;
 pub mod particles;
 pub mod stages;
 pub mod stats;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 pub mod world;
 
 pub use world::{SimError, World};
