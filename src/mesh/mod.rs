@@ -1,3 +1,16 @@
-//! Triangle meshes: topology.
+//! Triangle meshes: OBJ import ([`obj`]), cleaning ([`clean`]) and edge topology ([`topology`]).
 
+pub mod clean;
+pub mod obj;
 pub mod topology;
+
+pub use crate::math::{Real, Vec3};
+
+/// A triangle mesh: positions in file units, triangles as 0-based indices into positions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TriMesh {
+    /// Vertex positions, in file order.
+    pub positions: Vec<Vec3>,
+    /// Triangles as 0-based indices into `positions`.
+    pub triangles: Vec<[u32; 3]>,
+}
