@@ -26,7 +26,7 @@ const GROUND: Color = Color::new(0.80, 0.80, 0.78, 1.0);
 const GRID: Color = Color::new(0.45, 0.45, 0.45, 1.0);
 /// Rope width and particle size, pixels.
 const ROPE_WIDTH_PX: f32 = 3.0;
-const PARTICLE_SIZE_PX: f32 = 6.0;
+const PARTICLE_SIZE_PX: f32 = 4.0;
 /// Grid lines on each side of a ground plane's center.
 const GRID_HALF_LINES: i32 = 10;
 
@@ -71,9 +71,7 @@ impl SceneView {
                 ClothNodes {
                     particles: body.particles.clone(),
                     front: add_dynamic_mesh(&mut root, coords.clone(), body.triangles.clone())
-                        .set_color(CLOTH_FRONT)
-                        .set_lines_color(Some(CLOTH_EDGES))
-                        .set_points_color(Some(PARTICLES)),
+                        .set_color(CLOTH_FRONT),
                     back: add_dynamic_mesh(&mut root, coords, back_faces).set_color(CLOTH_BACK),
                 }
             })
@@ -143,6 +141,8 @@ fn add_dynamic_mesh(
     root.add_mesh(Rc::new(RefCell::new(mesh)), GVec3::ONE)
         .enable_backface_culling(true)
         .set_roughness(0.85)
+        .set_lines_color(Some(CLOTH_EDGES))
+        .set_points_color(Some(PARTICLES))
 }
 
 /// Adds the node of a collider; a plane becomes a square of side `ground_size` m around the
