@@ -31,6 +31,9 @@ pub enum ViewerError {
     /// Neither `DISPLAY` nor `WAYLAND_DISPLAY` is set.
     #[error("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set)")]
     NoDisplay,
+    /// The display is set but no window can be opened on it.
+    #[error("cannot open a window on the display: {0}")]
+    DisplayUnavailable(String),
     /// wgpu found no GPU adapter.
     #[error(
         "no GPU adapter for rendering (without a GPU, install Mesa's software Vulkan driver: mesa-vulkan-drivers): {0}"
@@ -112,9 +115,14 @@ pub fn screenshot(mut world: World, title: &str, frames: u64, path: &Path) -> an
     })
 }
 
-/// Creates the window, turning kiss3d's panics (it panics when there is no adapter) into errors.
+/// Creates the window, turning kiss3d's panics (when the display cannot be opened or there is no
+/// adapter) into errors; the panic hook is silenced meanwhile, since the error says it all.
 fn start_renderer<T>(start: impl FnOnce() -> T) -> Result<T, ViewerError> {
-    catch_unwind(AssertUnwindSafe(start)).map_err(renderer_error)
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(start));
+    std::panic::set_hook(hook);
+    result.map_err(renderer_error)
 }
 
 /// The error for a panic of the renderer, from its message.
@@ -126,6 +134,8 @@ fn renderer_error(payload: Box<dyn Any + Send>) -> ViewerError {
         .unwrap_or_else(|| "unknown error".to_string());
     if message.contains("adapter") {
         ViewerError::NoAdapter(message)
+    } else if message.contains("event loop") {
+        ViewerError::DisplayUnavailable(message)
     } else {
         ViewerError::Renderer(message)
     }
