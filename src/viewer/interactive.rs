@@ -34,7 +34,7 @@ const MAX_FRAMES_PER_RENDER: u32 = 3;
 const MAX_ITERATIONS: u32 = 200;
 const MAX_SUBSTEPS: u32 = 200;
 const KEY_HELP: &str = "space pause   . or n step   r reset   w wireframe   p particles   [ ] iterations   - = substeps   enter reframe   esc quit";
-const MOUSE_HELP: &str = "left-drag on the cloth: grab a particle   left-drag elsewhere: orbit   right-drag: pan   scroll: zoom";
+const MOUSE_HELP: &str = "left-drag on a body: grab a particle   left-drag elsewhere: orbit   right-drag: pan   scroll: zoom";
 
 /// A particle held by the mouse.
 struct Grab {

@@ -64,55 +64,72 @@ pub fn run_window(world: World, title: &str) -> anyhow::Result<()> {
 
 /// Renders `world` offscreen (no display needed, Mesa lavapipe), simulating `frames` frames, and
 /// saves a PNG of the last one to `path` (written atomically: temp file + rename).
-pub fn screenshot(mut world: World, title: &str, frames: u64, path: &Path) -> anyhow::Result<()> {
-    // Framed on the initial state, so that every frame of a scene is seen from the same place.
-    let mut camera = scene_view::framing_camera(scene_view::scene_bounds(&world));
-    let render = || {
-        let (width, height) = SCREENSHOT_SIZE;
-        let mut surface = block_on(OffscreenSurface::new(width, height));
-        surface.set_background_color(scene_view::BACKGROUND);
-        let mut view = scene_view::SceneView::new(&world);
-        for _ in 0..frames {
-            world.step_frame()?;
-        }
-        view.sync(&world);
-        let window = surface.window_mut();
-        view.draw_lines(window, &world, false);
-        let caption = format!(
-            "{title}   frame {} ({:.2} s)",
-            world.frame,
-            world.frame as f32 * world.params.dt
-        );
-        let position = Vec2::splat(TEXT_SIZE_PX / 2.0);
-        window.draw_text(
-            &caption,
-            position,
-            TEXT_SIZE_PX,
-            &Font::default(),
-            interactive::TEXT,
-        );
-        let image = block_on(surface.render_image_3d(&mut view.root, &mut camera));
-        Ok::<_, anyhow::Error>(image)
-    };
+pub fn screenshot(world: World, title: &str, frames: u64, path: &Path) -> anyhow::Result<()> {
     // kiss3d keeps its wgpu context in thread-local storage and cannot build a second one on a
     // thread that dropped the first: each screenshot renders on a thread of its own.
-    let image =
-        std::thread::scope(|scope| scope.spawn(render).join()).map_err(renderer_error)??;
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| render_still(world, title, frames, path))
+            .join()
+    })
+    .map_err(renderer_error)?
+}
+
+/// Simulates `frames` frames of `world`, renders the last one with a caption and saves it to
+/// `path`. The camera is framed on the initial state, so that all frames share one view.
+fn render_still(mut world: World, title: &str, frames: u64, path: &Path) -> anyhow::Result<()> {
+    let mut camera = scene_view::framing_camera(scene_view::scene_bounds(&world));
+    let (width, height) = SCREENSHOT_SIZE;
+    let mut surface = block_on(OffscreenSurface::new(width, height));
+    surface.set_background_color(scene_view::BACKGROUND);
+    let mut view = scene_view::SceneView::new(&world);
+    for _ in 0..frames {
+        world.step_frame()?;
+    }
+    view.sync(&world);
+    let window = surface.window_mut();
+    view.draw_lines(window, &world, false);
+    let caption = format!(
+        "{title}   frame {} ({:.2} s)",
+        world.frame,
+        world.frame as f32 * world.params.dt
+    );
+    let position = Vec2::splat(TEXT_SIZE_PX / 2.0);
+    let font = Font::default();
+    window.draw_text(&caption, position, TEXT_SIZE_PX, &font, interactive::TEXT);
+    let image = block_on(surface.render_image_3d(&mut view.root, &mut camera));
+    write_atomically(path, |temp| image.save(temp))
+}
+
+/// Writes a file with `write` to a temporary name next to `path` (ending in `.png`, which the
+/// image encoder reads), then renames it to `path`, so that `path` is never half written.
+fn write_atomically<E: std::fmt::Display>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), E>,
+) -> anyhow::Result<()> {
     let name = path
         .file_name()
-        .ok_or_else(|| anyhow::anyhow!("screenshot path {} has no file name", path.display()))?;
+        .ok_or_else(|| anyhow::anyhow!("{} has no file name", path.display()))?;
     let temp = path.with_file_name(format!(
         ".{}.{}.png",
         name.to_string_lossy(),
         std::process::id()
     ));
-    image
-        .save(&temp)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", temp.display()))?;
-    std::fs::rename(&temp, path).map_err(|e| {
+    let result = write(&temp)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", temp.display()))
+        .and_then(|()| {
+            std::fs::rename(&temp, path).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot rename {} to {}: {e}",
+                    temp.display(),
+                    path.display()
+                )
+            })
+        });
+    if result.is_err() {
         let _ = std::fs::remove_file(&temp);
-        anyhow::anyhow!("cannot move {} to {}: {e}", temp.display(), path.display())
-    })
+    }
+    result
 }
 
 /// Creates the window, turning kiss3d's panics (when the display cannot be opened or there is no
