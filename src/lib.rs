@@ -17,12 +17,15 @@
 //! Units are metres, seconds and kilograms; y is up. Scenes are TOML files ([`scene`]).
 
 pub mod bodies;
+pub mod cli;
 pub mod collision;
 pub mod constraints;
+pub mod export;
 pub mod math;
 pub mod mesh;
 pub mod params;
 pub mod particles;
+pub mod scene;
 pub mod stages;
 pub mod stats;
 #[cfg(feature = "viewer")]

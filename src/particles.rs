@@ -13,6 +13,10 @@ pub struct ParticleSet {
     pub p: Vec<Vec3>,
     /// Velocities, m/s.
     pub v: Vec<Vec3>,
+    /// What f32 rounding left out of the prediction `p = x + h v` (`(p − x) − h v`), m; the
+    /// velocity update takes it back out so that rounding does not eat velocity (see
+    /// [`predict_positions`](crate::stages::predict::predict_positions)).
+    pub rounding: Vec<Vec3>,
     /// External force accumulated for the current substep (wind), N.
     pub force: Vec<Vec3>,
     /// Inverse mass, 1/kg. `0` pins the particle.
@@ -40,6 +44,7 @@ impl ParticleSet {
         self.x_prev.push(position);
         self.p.push(position);
         self.v.push(Vec3::zeros());
+        self.rounding.push(Vec3::zeros());
         self.force.push(Vec3::zeros());
         self.inv_mass.push(inv_mass);
         self.radius.push(radius);

@@ -1,72 +1,19 @@
-//! The offscreen screenshot shows a lit cloth, and the cloth moves between frames.
+//! The offscreen screenshot of the default scene shows the cloth, and it moves between frames.
 #![cfg(feature = "viewer")]
 
+use std::path::Path;
 use supple::World;
-use supple::bodies::cloth::{BendKind, ClothMaterial, add_cloth, grid};
-use supple::collision::{Collider, Shape};
-use supple::constraints::Stiffness;
-use supple::math::Vec3;
-use supple::params::SolverParams;
+use supple::scene::load_scene;
 use supple::viewer::{ViewerError, screenshot};
 
-/// A 1.6 m square cloth pinned at two corners, 1.8 m above the ground, over a sphere; coarse,
-/// so that 60 frames take seconds in a debug build.
+/// The default scene: a cloth pinned at two corners above the ground. A debug build solves it
+/// with fewer substeps and iterations, so that 60 frames take seconds; the rendering is what is
+/// under test.
 fn world() -> World {
-    let mut world = World::new(SolverParams {
-        substeps: 5,
-        iterations: 2,
-        ..SolverParams::default()
-    });
-    let n = 16;
-    let (x, triangles) = grid(n, n, [1.6, 1.6], Vec3::new(0.0, 1.8, 0.0), false);
-    let material = ClothMaterial {
-        stretch: Stiffness::default(),
-        shear: Stiffness::Xpbd {
-            compliance: 1e-6,
-            damping: 0.0,
-        },
-        bend: Some((
-            Stiffness::Xpbd {
-                compliance: 0.5,
-                damping: 0.0,
-            },
-            BendKind::Dihedral,
-        )),
-        thickness: 0.01,
-        damping: 0.01,
-        drag: 0.0,
-    };
-    let pinned = [0, n as usize - 1];
-    let body = add_cloth(
-        &mut world.particles,
-        &mut world.constraints,
-        0,
-        "sheet",
-        &x,
-        triangles,
-        &pinned,
-        0.5,
-        &material,
-        |a, b| a.abs_diff(b) != 1 && a.abs_diff(b) != n,
-    );
-    world.bodies.push(body);
-    for shape in [
-        Shape::Plane {
-            point: Vec3::zeros(),
-            normal: Vec3::y(),
-        },
-        Shape::Sphere {
-            center: Vec3::new(0.0, 0.6, 0.4),
-            radius: 0.4,
-        },
-    ] {
-        world.add_collider(Collider {
-            shape,
-            static_friction: 0.5,
-            kinetic_friction: 0.5,
-            restitution: 0.0,
-            stiffness: Stiffness::default(),
-        });
+    let mut world = load_scene(Path::new("scenes/default.toml")).unwrap().world;
+    if cfg!(debug_assertions) {
+        world.params.substeps = 2;
+        world.params.iterations = 2;
     }
     world
 }
@@ -85,7 +32,7 @@ fn screenshot_shows_the_cloth_and_it_moves() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("frame1.png");
     let later = dir.path().join("frame60.png");
-    match screenshot(world(), "viewer test", 1, &first) {
+    match screenshot(world(), "default", 1, &first) {
         Err(e) if matches!(e.downcast_ref(), Some(ViewerError::NoAdapter(_))) => {
             println!(
                 "SKIPPED: no Vulkan adapter ({e}); install mesa-vulkan-drivers to run this test"
@@ -94,7 +41,7 @@ fn screenshot_shows_the_cloth_and_it_moves() {
         }
         result => result.unwrap(),
     }
-    screenshot(world(), "viewer test", 60, &later).unwrap();
+    screenshot(world(), "default", 60, &later).unwrap();
     let a = image::open(&first).unwrap().to_rgb8();
     let b = image::open(&later).unwrap().to_rgb8();
     assert_eq!(a.dimensions(), b.dimensions());

@@ -73,13 +73,14 @@ pub fn grid(
 }
 
 /// Rotates `positions` by `rotation` about their bounding-box center and moves that center to
-/// `center`.
-pub fn place(positions: &mut [Vec3], rotation: Quat, center: Vec3) {
+/// `center` (keeps it where it is when `None`).
+pub fn place(positions: &mut [Vec3], rotation: Quat, center: Option<Vec3>) {
     let (lo, hi) = positions.iter().fold(
         (Vec3::repeat(Real::MAX), Vec3::repeat(Real::MIN)),
         |(lo, hi), p| (lo.inf(p), hi.sup(p)),
     );
     let mid = (lo + hi) / 2.0;
+    let center = center.unwrap_or(mid);
     for p in positions {
         *p = center + rotation * (*p - mid);
     }

@@ -75,9 +75,11 @@ pub struct QuadCorrection {
     pub delta_lambda: Real,
 }
 
-/// Projects one dihedral bending constraint `C = θ − θ₀` (Müller et al. 2007, "Position Based
-/// Dynamics", appendix A, with the signed angle and gradient of [`dihedral_angle_and_gradient`],
-/// which stay smooth through the flat configuration where `acos` is singular).
+/// Projects one dihedral bending constraint `C = θ − θ₀`, wrapped to (−π, π] (Müller et al.
+/// 2007, "Position Based Dynamics", appendix A), with the signed angle and gradient of
+/// [`dihedral_angle_and_gradient`], which stay smooth through the flat configuration where the
+/// paper's `acos` is singular. A pair folded flat onto itself (`C = ±π`) has no preferred side:
+/// without self-collision the fold may flip there.
 ///
 /// `dx` holds `p − x` of each particle this substep, read only by XPBD damping.
 pub fn solve_dihedral(
@@ -217,8 +219,8 @@ mod tests {
         let w = [1.0; 4];
         for _ in 0..20 {
             let r = solve_dihedral(p, w, 0.0, 0.0, [Vec3::zeros(); 4], &k).unwrap();
-            for i in 0..4 {
-                p[i] += r.dp[i];
+            for (pi, dp) in p.iter_mut().zip(r.dp) {
+                *pi += dp;
             }
         }
         let (theta, _) = dihedral_angle_and_gradient(p).unwrap();

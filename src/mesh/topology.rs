@@ -141,20 +141,7 @@ mod tests {
     #[test]
     fn grid_counts_match_the_reference_workload() {
         // The N x N grid of ../shared/bench/README.md: N = 64 has 12,033 edges, 11,781 pairs.
-        let n = 64u32;
-        let mut tris = Vec::new();
-        for j in 0..n - 1 {
-            for i in 0..n - 1 {
-                let (a, b, c, d) = (
-                    j * n + i,
-                    j * n + i + 1,
-                    (j + 1) * n + i,
-                    (j + 1) * n + i + 1,
-                );
-                tris.push([a, b, c]);
-                tris.push([b, d, c]);
-            }
-        }
+        let (_, tris) = crate::bodies::cloth::grid(64, 64, [1.0, 1.0], Default::default(), false);
         assert_eq!(edges(&tris).len(), 12_033);
         assert_eq!(triangle_pairs(&tris).len(), 11_781);
     }

@@ -5,15 +5,36 @@ use crate::constraints::ContactSet;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 
-/// `v ← (p − x) / h`, `x ← p`; then, at every contact that pushed (`λ > 0`), Coulomb friction and
-/// restitution on the velocity (Müller et al. 2020, "Detailed Rigid Body Simulation with Extended
-/// Position Based Dynamics", sec. 3.6, for a particle against a static body):
+/// Coulomb friction on a tangential velocity `v_t` given the normal velocity change `Δv_n` the
+/// contact applied this substep: static friction removes `v_t` when `|v_t| ≤ μ_s Δv_n`, kinetic
+/// friction otherwise removes `μ_k Δv_n` of it (Müller et al. 2020, "Detailed Rigid Body
+/// Simulation with Extended Position Based Dynamics", eq. 30). Returns the new tangential
+/// velocity and whether the contact sticks.
+#[inline]
+pub fn apply_friction(
+    vt: Vec3,
+    dvn: Real,
+    static_friction: Real,
+    kinetic_friction: Real,
+) -> (Vec3, bool) {
+    let len = vt.norm();
+    if len <= static_friction * dvn {
+        (Vec3::zeros(), true)
+    } else {
+        (vt * (1.0 - (kinetic_friction * dvn).min(len) / len), false)
+    }
+}
+
+/// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then, at every contact that pushed (`λ > 0`), friction and
+/// restitution:
 ///
-/// - the normal impulse per unit mass is `Δv_n = w s λ / h` (`s` the material's correction scale);
-/// - static friction: if `|v_t| ≤ μ_s Δv_n` the tangential velocity is removed;
-///   otherwise kinetic friction removes `min(μ_k Δv_n, |v_t|)` of it;
-/// - restitution: an approaching normal velocity `v_n⁻ < 0` (measured before the substep) becomes
-///   `−e v_n⁻`, or 0 when `|v_n⁻| ≤ 2 |g| h` so that resting contact does not jitter.
+/// - the normal velocity change is `Δv_n = w s λ / h` (`s` the material's correction scale), and
+///   [`apply_friction`] acts on the tangential velocity. A sticking contact also takes back this
+///   substep's tangential displacement `v_t h`: friction applied to velocities alone would let a
+///   resting particle creep down a slope by `g sin θ h²` every substep;
+/// - restitution (ibid., eq. 34): an approaching normal velocity `v_n⁻ < 0`, measured before the
+///   substep, becomes `−e v_n⁻`, or 0 when `|v_n⁻| ≤ 2 |g| h` so that resting contact does not
+///   jitter.
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
@@ -21,8 +42,13 @@ pub fn update_velocities(
     h: Real,
     gravity: Vec3,
 ) {
-    for ((v, x), p) in ps.v.iter_mut().zip(ps.x.iter_mut()).zip(&ps.p) {
-        *v = (p - *x) / h;
+    for (((v, x), p), r) in
+        ps.v.iter_mut()
+            .zip(ps.x.iter_mut())
+            .zip(&ps.p)
+            .zip(&ps.rounding)
+    {
+        *v = ((p - *x) - r) / h;
         *x = *p;
     }
     for c in 0..contacts.len() {
@@ -34,13 +60,12 @@ pub fn update_velocities(
         let (_, n) = collider.shape.distance(ps.x[i]);
         let v = ps.v[i];
         let vn = n.dot(&v);
-        let mut vt = v - n * vn;
+        let vt = v - n * vn;
         let dvn = ps.inv_mass[i] * contacts.materials.coeffs[j].scale * contacts.lambda[c] / h;
-        let vt_len = vt.norm();
-        if vt_len <= collider.static_friction * dvn {
-            vt = Vec3::zeros();
-        } else if vt_len > 0.0 {
-            vt -= vt * ((collider.kinetic_friction * dvn).min(vt_len) / vt_len);
+        let (vt_new, stuck) =
+            apply_friction(vt, dvn, collider.static_friction, collider.kinetic_friction);
+        if stuck {
+            ps.x[i] -= vt * h;
         }
         let approach = contacts.normal_velocity[c];
         let vn = if approach < 0.0 {
@@ -52,6 +77,30 @@ pub fn update_velocities(
         } else {
             vn
         };
-        ps.v[i] = vt + n * vn;
+        ps.v[i] = vt_new + n * vn;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn friction_sticks_inside_the_cone_and_slides_outside_it() {
+        let vt = Vec3::new(0.3, 0.0, 0.4);
+        assert_eq!(apply_friction(vt, 1.0, 0.6, 0.4), (Vec3::zeros(), true));
+        let (slid, stuck) = apply_friction(vt, 1.0, 0.4, 0.3);
+        assert!(!stuck);
+        assert!(
+            (slid.norm() - 0.2).abs() < 1e-6,
+            "0.5 m/s less 0.3 m/s of kinetic friction"
+        );
+        assert!((slid.normalize() - vt.normalize()).norm() < 1e-6);
+    }
+
+    #[test]
+    fn kinetic_friction_never_reverses_the_motion() {
+        let (slid, _) = apply_friction(Vec3::x() * 0.1, 1.0, 0.05, 2.0);
+        assert_eq!(slid, Vec3::zeros());
     }
 }

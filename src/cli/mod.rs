@@ -1,0 +1,64 @@
+//! The `supple` command line: one file per subcommand.
+
+pub mod run;
+
+use crate::params::SolverParams;
+use clap::{Args, Parser, Subcommand};
+
+/// Supple: position-based dynamics (PBD/XPBD) for cloth and soft bodies.
+#[derive(Parser, Debug)]
+#[command(name = "supple", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a scene file: in a window, or headless with export and a report.
+    Run(run::RunArgs),
+}
+
+/// Flags that override a scene's `[solver]` settings.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SolverOverrides {
+    /// Substeps per frame (overrides `[solver] substeps`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub substeps: Option<u32>,
+    /// Constraint iterations per substep (overrides `[solver] iterations`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: Option<u32>,
+    /// Frame time step in seconds (overrides `[solver] dt`).
+    #[arg(long, value_parser = positive_seconds)]
+    pub dt: Option<f32>,
+}
+
+impl SolverOverrides {
+    /// Applies the given flags to `params`.
+    pub fn apply(&self, params: &mut SolverParams) {
+        if let Some(s) = self.substeps {
+            params.substeps = s;
+        }
+        if let Some(i) = self.iterations {
+            params.iterations = i;
+        }
+        if let Some(dt) = self.dt {
+            params.dt = dt;
+        }
+    }
+}
+
+fn positive_seconds(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("expected a time step in seconds > 0, got '{s}'")),
+    }
+}
+
+/// Runs the parsed command line.
+pub fn execute(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Run(args) => run::run(&args),
+    }
+}

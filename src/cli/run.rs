@@ -1,0 +1,184 @@
+//! `supple run SCENE.toml`: the window, or a headless run with export and report.
+
+use super::SolverOverrides;
+use crate::export::{FrameRecord, Report, export_frame};
+use crate::scene::{Scene, load_scene};
+use crate::stats::FrameStats;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Frames a headless run simulates when `--frames` is not given (5 s at 60 Hz).
+pub const DEFAULT_FRAMES: u64 = 300;
+/// Frames simulated before a `--screenshot` when `--frames` is not given (1 s at 60 Hz).
+pub const DEFAULT_SCREENSHOT_FRAMES: u64 = 60;
+
+/// Arguments of `supple run`.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The scene file (TOML).
+    pub scene: PathBuf,
+    /// Simulate without a window (with a progress bar and a one-line summary).
+    #[arg(long)]
+    pub headless: bool,
+    /// Frames to simulate (headless default 300; the window runs until closed).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Write one OBJ per body per frame into this folder: DIR/<body>_<frame:05>.obj.
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
+    /// Write per-frame statistics to this JSON file.
+    #[arg(long, value_name = "FILE.json")]
+    pub report: Option<PathBuf>,
+    /// Render offscreen (no display needed), simulating `--frames` frames (default 60), save a
+    /// PNG of the last one and exit.
+    #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "export", "report"])]
+    pub screenshot: Option<PathBuf>,
+    #[command(flatten)]
+    pub solver: SolverOverrides,
+}
+
+/// What a headless run measured.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Frames simulated.
+    pub frames: u64,
+    /// Wall time of the steps, s.
+    pub wall_s: f64,
+    /// Statistics after the last frame.
+    pub last: FrameStats,
+}
+
+/// Runs `supple run`.
+pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let mut scene = load_scene(&args.scene)?;
+    args.solver.apply(&mut scene.world.params);
+    if let Some(path) = &args.screenshot {
+        return screenshot(
+            scene,
+            args.frames.unwrap_or(DEFAULT_SCREENSHOT_FRAMES),
+            path,
+        );
+    }
+    if args.headless || args.export.is_some() || args.report.is_some() {
+        let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
+        let name = scene.name.clone();
+        let s = run_headless(
+            scene,
+            frames,
+            args.export.as_ref(),
+            args.report.as_ref(),
+            true,
+        )?;
+        let ms = if s.frames > 0 {
+            1e3 * s.wall_s / s.frames as f64
+        } else {
+            0.0
+        };
+        println!(
+            "{name}: {} frames in {:.2} s, {ms:.3} ms per frame, final max strain {:.3}%",
+            s.frames,
+            s.wall_s,
+            100.0 * s.last.max_strain
+        );
+        return Ok(());
+    }
+    open_window(scene)
+}
+
+#[cfg(feature = "viewer")]
+fn open_window(scene: Scene) -> anyhow::Result<()> {
+    if !crate::viewer::display_available() {
+        anyhow::bail!(
+            "no display is available to open a window: run with --headless (for example `supple run SCENE.toml --headless --frames 300 --export out/`)"
+        );
+    }
+    crate::viewer::run_window(scene.world, &scene.name)
+}
+
+#[cfg(feature = "viewer")]
+fn screenshot(scene: Scene, frames: u64, path: &Path) -> anyhow::Result<()> {
+    crate::viewer::screenshot(scene.world, &scene.name, frames, path)
+}
+
+/// Why a build without the viewer cannot draw.
+#[cfg(not(feature = "viewer"))]
+const NO_VIEWER: &str = "this build of supple has no viewer (built without the `viewer` feature)";
+
+#[cfg(not(feature = "viewer"))]
+fn open_window(_scene: Scene) -> anyhow::Result<()> {
+    anyhow::bail!("{NO_VIEWER}: run with --headless")
+}
+
+#[cfg(not(feature = "viewer"))]
+fn screenshot(_scene: Scene, _frames: u64, _path: &Path) -> anyhow::Result<()> {
+    anyhow::bail!("{NO_VIEWER}: it cannot take screenshots")
+}
+
+/// Simulates `frames` frames of `scene`, exporting every frame (from frame 0) to `export` and the
+/// statistics of every frame to `report`. Stops at the first non-finite frame with its error.
+pub fn run_headless(
+    scene: Scene,
+    frames: u64,
+    export: Option<&PathBuf>,
+    report: Option<&PathBuf>,
+    progress: bool,
+) -> anyhow::Result<Summary> {
+    let Scene { name, mut world } = scene;
+    if let Some(dir) = export {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            anyhow::anyhow!("cannot create the export folder {}: {e}", dir.display())
+        })?;
+        export_frame(&world, dir)?;
+    }
+    let mut records = Vec::new();
+    let mut last = FrameStats::measure(&world);
+    let record = |world: &crate::World, step_ms: f64, stats: FrameStats| FrameRecord {
+        frame: world.frame,
+        time: world.frame as f64 * world.params.dt as f64,
+        step_ms,
+        stats,
+    };
+    if report.is_some() {
+        records.push(record(&world, 0.0, last.clone()));
+    }
+    let bar = if progress {
+        ProgressBar::new(frames)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec}, eta {eta}")
+            .expect("valid template"),
+    );
+    let mut wall_s = 0.0;
+    for _ in 0..frames {
+        let t = Instant::now();
+        world.step_frame()?;
+        let step = t.elapsed().as_secs_f64();
+        wall_s += step;
+        last = FrameStats::measure(&world);
+        if let Some(dir) = export {
+            export_frame(&world, dir)?;
+        }
+        if report.is_some() {
+            records.push(record(&world, 1e3 * step, last.clone()));
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if let Some(path) = report {
+        Report {
+            scene: name,
+            settings: (&world.params).into(),
+            frames: records,
+        }
+        .write(path)?;
+    }
+    Ok(Summary {
+        frames,
+        wall_s,
+        last,
+    })
+}

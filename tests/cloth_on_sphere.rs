@@ -1,0 +1,32 @@
+//! Cloth dropped on a sphere: never inside it, comes to rest, stays finite.
+
+use std::path::Path;
+use supple::scene::load_scene;
+use supple::stats::FrameStats;
+
+#[test]
+fn draped_cloth_never_penetrates_and_comes_to_rest() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/drape.toml");
+    let mut world = load_scene(&path).unwrap().world;
+    let mut deepest = 0.0f32;
+    for _ in 0..300 {
+        world.step_frame().unwrap();
+        deepest = deepest.max(FrameStats::measure(&world).max_penetration);
+    }
+    let stats = FrameStats::measure(&world);
+    assert!(
+        deepest < 1e-3,
+        "a particle went {deepest} m inside a collider"
+    );
+    assert!(
+        stats.kinetic_energy < 1e-3,
+        "kinetic energy after 5 s: {} J",
+        stats.kinetic_energy
+    );
+    // Draped: the middle rests on the sphere top (radius 0.5 at y = 0.5), the rim reaches the ground.
+    let x = &world.particles.x;
+    let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+    let low = x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
+    assert!((top - 1.01).abs() < 0.02, "highest particle at {top} m");
+    assert!(low < 0.05, "lowest particle at {low} m");
+}
