@@ -51,12 +51,20 @@ impl SceneView {
     /// Builds the scene of `world`. The window or offscreen surface must exist already.
     pub fn new(world: &World) -> Self {
         let mut root = SceneNode3d::empty();
+        let (lo, hi) = scene_bounds(world);
+        let center = (lo + hi) / 2.0;
+        let size = (hi - lo).norm().max(1.0);
+        let ground_size = 4.0 * size;
+        // A sun for shadows, and a point light up front whose falloff shades flat cloth.
         root.add_light(Light::directional(
             GVec3::new(-0.35, -1.0, -0.5).normalize(),
         ));
-        let (lo, hi) = scene_bounds(world);
-        let center = (lo + hi) / 2.0;
-        let ground_size = 4.0 * (hi - lo).norm().max(1.0);
+        root.add_light(
+            Light::point(4.0 * size)
+                .with_intensity(1.0)
+                .with_casts_shadows(false),
+        )
+        .set_position(GVec3::from(center) + GVec3::new(-0.6, 1.2, 1.0) * size);
         let mut grid = Vec::new();
         for collider in &world.colliders {
             add_collider(&mut root, &collider.shape, center, ground_size, &mut grid);
