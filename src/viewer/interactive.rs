@@ -13,7 +13,7 @@ use kiss3d::prelude::{
     WindowEvent,
 };
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Colour of the overlay text.
 pub const TEXT: Color = Color::new(0.06, 0.07, 0.10, 1.0);
@@ -30,6 +30,9 @@ const GRAB_STIFFNESS: Stiffness = Stiffness::Xpbd {
 const PICK_RADIUS_PX: f32 = 12.0;
 /// Most simulation frames run for one rendered frame.
 const MAX_FRAMES_PER_RENDER: u32 = 3;
+/// Wall time after which no further frame is simulated before the next render, so that the
+/// window stays responsive when a frame costs more than it simulates.
+const STEP_BUDGET: Duration = Duration::from_millis(50);
 /// Bounds of the live solver settings.
 const MAX_ITERATIONS: u32 = 200;
 const MAX_SUBSTEPS: u32 = 200;
@@ -197,17 +200,22 @@ impl Viewer {
         }
     }
 
-    /// Runs the frames that real time asks for, unless paused or stopped by an error.
+    /// Runs the frames that real time asks for, within the step budget, unless paused or
+    /// stopped by an error.
     fn simulate(&mut self, elapsed: f64) {
         if self.paused || self.error.is_some() {
             self.pacer.reset();
             return;
         }
+        let start = Instant::now();
+        let mut ran = 0;
         for _ in 0..self.pacer.advance(elapsed) {
-            if !self.step() {
+            ran += 1;
+            if !self.step() || start.elapsed() > STEP_BUDGET {
                 break;
             }
         }
+        self.pacer.ran(ran);
     }
 
     /// Simulates one frame; false when the simulation failed (the error is shown).
@@ -294,7 +302,7 @@ impl Viewer {
             (Some(e), _) => Some(format!("STOPPED: {e} (r resets)")),
             (None, true) => Some("PAUSED".to_string()),
             (None, false) if self.pacer.is_behind() => Some(format!(
-                "slower than real time: {:.0}% speed",
+                "slower than real time: {:.1}% speed",
                 self.pacer.speed() * 100.0
             )),
             (None, false) => None,
@@ -313,7 +321,7 @@ impl Viewer {
             ),
             (
                 format!(
-                    "{} substeps x {} iterations   {}   {:.2} ms/step   {:.0} fps",
+                    "{} substeps x {} iterations   {}   {:.2} ms/step   {:.1} fps",
                     w.params.substeps,
                     w.params.iterations,
                     w.params.method.name(),

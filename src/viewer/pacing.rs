@@ -5,8 +5,9 @@
 const AVERAGE_WINDOW_S: f64 = 1.0;
 
 /// Runs the simulation at real time in fixed frames of `dt` seconds, at most `max_steps` per
-/// rendered frame. Wall time beyond that cap is dropped: the simulation slows down instead of
-/// falling further and further behind.
+/// rendered frame. Wall time that was not simulated (beyond that cap, or because the caller ran
+/// out of time) is dropped: the simulation slows down instead of falling further and further
+/// behind.
 #[derive(Clone, Debug)]
 pub struct FramePacer {
     /// Simulated time of one frame, s.
@@ -32,20 +33,25 @@ impl FramePacer {
         }
     }
 
-    /// Adds `elapsed` seconds of wall time and returns how many frames to simulate now.
+    /// Adds `elapsed` seconds of wall time and returns how many frames are due now (at most
+    /// `max_steps`). Report how many ran with [`ran`](Self::ran).
     pub fn advance(&mut self, elapsed: f64) -> u32 {
-        self.backlog += elapsed.max(0.0);
-        let due = (self.backlog / self.dt).floor();
-        let steps = due.min(self.max_steps as f64) as u32;
-        self.backlog = if due > self.max_steps as f64 {
-            self.backlog % self.dt
-        } else {
-            self.backlog - steps as f64 * self.dt
-        };
-        let decay = (-elapsed.max(0.0) / AVERAGE_WINDOW_S).exp();
-        self.simulated = self.simulated * decay + steps as f64 * self.dt;
-        self.wall = self.wall * decay + elapsed.max(0.0);
-        steps
+        let elapsed = elapsed.max(0.0);
+        self.backlog += elapsed;
+        let decay = (-elapsed / AVERAGE_WINDOW_S).exp();
+        self.simulated *= decay;
+        self.wall = self.wall * decay + elapsed;
+        (self.backlog / self.dt).floor().min(self.max_steps as f64) as u32
+    }
+
+    /// Records that `steps` frames were simulated. When fewer ran than real time asked for (the
+    /// cap, or a caller out of time), the rest of the backlog is dropped.
+    pub fn ran(&mut self, steps: u32) {
+        self.simulated += steps as f64 * self.dt;
+        self.backlog = (self.backlog - steps as f64 * self.dt).max(0.0);
+        if self.backlog >= self.dt {
+            self.backlog %= self.dt;
+        }
     }
 
     /// Forgets the backlog and the speed history (after a pause or a reset).
@@ -97,10 +103,17 @@ mod tests {
     /// A frame length that is exact in binary, so that sums of its fractions are too.
     const DT: f64 = 1.0 / 64.0;
 
+    /// Advances `pacer` by `elapsed` seconds and runs every frame that is due.
+    fn run(pacer: &mut FramePacer, elapsed: f64) -> u32 {
+        let steps = pacer.advance(elapsed);
+        pacer.ran(steps);
+        steps
+    }
+
     #[test]
     fn steps_once_per_frame_at_the_simulation_rate() {
         let mut pacer = FramePacer::new(DT, 4);
-        let steps: u32 = (0..600).map(|_| pacer.advance(DT * 1.000001)).sum();
+        let steps: u32 = (0..600).map(|_| run(&mut pacer, DT * 1.000001)).sum();
         assert_eq!(steps, 600);
         assert!((pacer.speed() - 1.0).abs() < 0.01 && !pacer.is_behind());
     }
@@ -108,7 +121,7 @@ mod tests {
     #[test]
     fn faster_rendering_alternates_between_zero_and_one_step() {
         let mut pacer = FramePacer::new(DT, 4);
-        let steps: Vec<u32> = (0..240).map(|_| pacer.advance(DT / 4.0)).collect();
+        let steps: Vec<u32> = (0..240).map(|_| run(&mut pacer, DT / 4.0)).collect();
         assert!(steps.iter().all(|&s| s <= 1));
         assert_eq!(steps.iter().sum::<u32>(), 60);
         assert!(!pacer.is_behind());
@@ -118,13 +131,22 @@ mod tests {
     fn slow_frames_are_capped_and_reported_behind() {
         let mut pacer = FramePacer::new(DT, 3);
         for _ in 0..100 {
-            assert_eq!(pacer.advance(0.5), 3, "never more than the cap");
+            assert_eq!(run(&mut pacer, 0.5), 3, "never more than the cap");
         }
         assert!(pacer.backlog < DT, "the excess is dropped, not accumulated");
         assert!((pacer.speed() - 3.0 * DT / 0.5).abs() < 1e-6);
         assert!(pacer.is_behind());
         pacer.reset();
-        assert_eq!(pacer.advance(DT * 1.5), 1);
+        assert_eq!(run(&mut pacer, DT * 1.5), 1);
+    }
+
+    #[test]
+    fn frames_the_caller_skips_are_dropped_too() {
+        let mut pacer = FramePacer::new(DT, 8);
+        assert_eq!(pacer.advance(4.0 * DT), 4);
+        pacer.ran(1);
+        assert!(pacer.backlog < DT);
+        assert!((pacer.speed() - 0.25).abs() < 1e-9);
     }
 
     #[test]
