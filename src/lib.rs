@@ -28,6 +28,8 @@ pub mod particles;
 pub mod scene;
 pub mod stages;
 pub mod stats;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 pub mod world;
 
 pub use world::{SimError, World};

@@ -1,0 +1,159 @@
+//! The 3-D viewer: an interactive kiss3d window ([`run_window`]) and offscreen screenshots
+//! ([`screenshot`]) of a [`World`].
+//!
+//! Cloth is drawn as a smooth-shaded mesh, orange on the front and blue on the back, with its
+//! normals recomputed every frame; ropes as lines; planes as a ground square with a grid; the
+//! other colliders as solids. The window runs the simulation at real time in fixed frames of
+//! `world.params.dt` seconds (see [`pacing`]) and lets the user grab particles ([`picking`]).
+
+mod interactive;
+pub mod pacing;
+pub mod picking;
+mod scene_view;
+
+use crate::world::World;
+use kiss3d::pollster::block_on;
+use kiss3d::prelude::{Font, OffscreenSurface, Vec2, Window};
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+
+/// Size of screenshots, pixels.
+const SCREENSHOT_SIZE: (u32, u32) = (1280, 800);
+/// Size of the window when it opens, logical pixels.
+const WINDOW_SIZE: (u32, u32) = (1280, 800);
+/// Height of the overlay text, pixels.
+const TEXT_SIZE_PX: f32 = 22.0;
+
+/// Why the viewer cannot render.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    /// Neither `DISPLAY` nor `WAYLAND_DISPLAY` is set.
+    #[error("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set)")]
+    NoDisplay,
+    /// The display is set but no window can be opened on it.
+    #[error("cannot open a window on the display: {0}")]
+    DisplayUnavailable(String),
+    /// wgpu found no GPU adapter.
+    #[error(
+        "no GPU adapter for rendering (without a GPU, install Mesa's software Vulkan driver: mesa-vulkan-drivers): {0}"
+    )]
+    NoAdapter(String),
+    /// The renderer failed to start for another reason.
+    #[error("the renderer failed to start: {0}")]
+    Renderer(String),
+}
+
+/// True when a window can be opened (an X11 or Wayland display is set).
+pub fn display_available() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+}
+
+/// Opens a window titled `title` and runs `world` interactively until closed.
+pub fn run_window(world: World, title: &str) -> anyhow::Result<()> {
+    if !display_available() {
+        return Err(ViewerError::NoDisplay.into());
+    }
+    let window =
+        start_renderer(|| block_on(Window::new_with_size(title, WINDOW_SIZE.0, WINDOW_SIZE.1)))?;
+    block_on(interactive::run(window, world, title));
+    Ok(())
+}
+
+/// Renders `world` offscreen (no display needed, Mesa lavapipe), simulating `frames` frames, and
+/// saves a PNG of the last one to `path` (written atomically: temp file + rename).
+pub fn screenshot(world: World, title: &str, frames: u64, path: &Path) -> anyhow::Result<()> {
+    // kiss3d keeps its wgpu context in thread-local storage and cannot build a second one on a
+    // thread that dropped the first: each screenshot renders on a thread of its own.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| render_still(world, title, frames, path))
+            .join()
+    })
+    .map_err(renderer_error)?
+}
+
+/// Simulates `frames` frames of `world`, renders the last one with a caption and saves it to
+/// `path`. The camera is framed on the initial state, so that all frames share one view.
+fn render_still(mut world: World, title: &str, frames: u64, path: &Path) -> anyhow::Result<()> {
+    let mut camera = scene_view::framing_camera(scene_view::scene_bounds(&world));
+    let (width, height) = SCREENSHOT_SIZE;
+    let mut surface = block_on(OffscreenSurface::new(width, height));
+    surface.set_background_color(scene_view::BACKGROUND);
+    let mut view = scene_view::SceneView::new(&world);
+    for _ in 0..frames {
+        world.step_frame()?;
+    }
+    view.sync(&world);
+    let window = surface.window_mut();
+    view.draw_lines(window, &world, false);
+    let caption = format!(
+        "{title}   frame {} ({:.2} s)",
+        world.frame,
+        world.frame as f32 * world.params.dt
+    );
+    let position = Vec2::splat(TEXT_SIZE_PX / 2.0);
+    let font = Font::default();
+    window.draw_text(&caption, position, TEXT_SIZE_PX, &font, interactive::TEXT);
+    let image = block_on(surface.render_image_3d(&mut view.root, &mut camera));
+    write_atomically(path, |temp| image.save(temp))
+}
+
+/// Writes a file with `write` to a temporary name next to `path` (ending in `.png`, which the
+/// image encoder reads), then renames it to `path`, so that `path` is never half written.
+fn write_atomically<E: std::fmt::Display>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), E>,
+) -> anyhow::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{} has no file name", path.display()))?;
+    let temp = path.with_file_name(format!(
+        ".{}.{}.png",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = write(&temp)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", temp.display()))
+        .and_then(|()| {
+            std::fs::rename(&temp, path).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot rename {} to {}: {e}",
+                    temp.display(),
+                    path.display()
+                )
+            })
+        });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Creates the window, turning kiss3d's panics (when the display cannot be opened or there is no
+/// adapter) into errors; the panic hook is silenced meanwhile, since the error says it all.
+fn start_renderer<T>(start: impl FnOnce() -> T) -> Result<T, ViewerError> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(start));
+    std::panic::set_hook(hook);
+    result.map_err(renderer_error)
+}
+
+/// The error for a panic of the renderer, from its message.
+fn renderer_error(payload: Box<dyn Any + Send>) -> ViewerError {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown error".to_string());
+    if message.contains("adapter") {
+        ViewerError::NoAdapter(message)
+    } else if message.contains("event loop") {
+        ViewerError::DisplayUnavailable(message)
+    } else {
+        ViewerError::Renderer(message)
+    }
+}

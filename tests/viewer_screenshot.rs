@@ -1,0 +1,70 @@
+//! The offscreen screenshot of the default scene shows the cloth, and it moves between frames.
+#![cfg(feature = "viewer")]
+
+use std::path::Path;
+use supple::World;
+use supple::scene::load_scene;
+use supple::viewer::{ViewerError, screenshot};
+
+/// The default scene: a cloth pinned at two corners above the ground. A debug build solves it
+/// with fewer substeps and iterations, so that 60 frames take seconds; the rendering is what is
+/// under test.
+fn world() -> World {
+    let mut world = load_scene(Path::new("scenes/default.toml")).unwrap().world;
+    if cfg!(debug_assertions) {
+        world.params.substeps = 2;
+        world.params.iterations = 2;
+    }
+    world
+}
+
+/// Pixels that differ from the top-right corner, which the scene never covers: the background.
+fn differs_from_background(image: &image::RgbImage) -> usize {
+    let background = image.get_pixel(image.width() - 1, 0).0;
+    image
+        .pixels()
+        .filter(|p| p.0.iter().zip(background).any(|(a, b)| a.abs_diff(b) > 8))
+        .count()
+}
+
+#[test]
+fn screenshot_shows_the_cloth_and_it_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("frame1.png");
+    let later = dir.path().join("frame60.png");
+    match screenshot(world(), "default", 1, &first) {
+        Err(e) if matches!(e.downcast_ref(), Some(ViewerError::NoAdapter(_))) => {
+            println!(
+                "SKIPPED: no Vulkan adapter ({e}); install mesa-vulkan-drivers to run this test"
+            );
+            return;
+        }
+        result => result.unwrap(),
+    }
+    screenshot(world(), "default", 60, &later).unwrap();
+    let a = image::open(&first).unwrap().to_rgb8();
+    let b = image::open(&later).unwrap().to_rgb8();
+    assert_eq!(a.dimensions(), b.dimensions());
+    let (covered, total) = (
+        differs_from_background(&a),
+        (a.width() * a.height()) as usize,
+    );
+    assert!(
+        covered > total / 20,
+        "only {covered} of {total} pixels differ from the background"
+    );
+    let changed = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
+    assert!(
+        changed > total / 100,
+        "only {changed} pixels changed between frame 1 and frame 60"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "temporary files left: {leftovers:?}");
+    if let Ok(keep) = std::env::var("SUPPLE_KEEP_SCREENSHOTS") {
+        std::fs::copy(&first, format!("{keep}/frame1.png")).unwrap();
+        std::fs::copy(&later, format!("{keep}/frame60.png")).unwrap();
+    }
+}
