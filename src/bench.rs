@@ -280,6 +280,9 @@ fn stiffness_label(s: Stiffness) -> String {
         Stiffness::Pbd { k } | Stiffness::PbdCorrected { k } => {
             format!("{} k={k}", s.model_name())
         }
+        Stiffness::Xpbd {
+            compliance: 0.0, ..
+        } => "xpbd α=0".to_string(),
         Stiffness::Xpbd { compliance, .. } => format!("xpbd α={compliance:e}"),
     }
 }
@@ -527,6 +530,8 @@ pub fn plot(
             .x_desc("Gauss-Seidel iterations per substep")
             .y_desc("effective stiffness (N/m)")
             .label_style(("sans-serif", 15))
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()
             .map_err(|e| draw(&e))?;
         for (n, (stiffness, points)) in lines.into_iter().enumerate() {
