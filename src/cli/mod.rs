@@ -1,5 +1,6 @@
 //! The `supple` command line: one file per subcommand.
 
+pub mod bench;
 pub mod run;
 
 use crate::params::SolverParams;
@@ -18,6 +19,11 @@ pub struct Cli {
 pub enum Command {
     /// Run a scene file: in a window, or headless with export and a report.
     Run(run::RunArgs),
+    /// Run a benchmark and write its CSV, Markdown table and plots.
+    Bench {
+        #[command(subcommand)]
+        command: bench::BenchCommand,
+    },
 }
 
 /// Flags that override a scene's `[solver]` settings.
@@ -60,5 +66,6 @@ fn positive_seconds(s: &str) -> Result<f32, String> {
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Bench { command } => bench::run(&command),
     }
 }
