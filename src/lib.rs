@@ -19,6 +19,7 @@
 pub mod bodies;
 pub mod cli;
 pub mod collision;
+pub mod coloring;
 pub mod constraints;
 pub mod export;
 pub mod math;

@@ -138,6 +138,7 @@ pub fn add_cloth(
             }
         }
     }
+    cs.color();
     Body {
         name: name.to_string(),
         kind: BodyKind::Cloth,
