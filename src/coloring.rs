@@ -31,6 +31,7 @@ pub const MAX_COLORS: usize = 64;
 
 /// Constraints per rayon task in a colored pass: large enough that a task costs far more than
 /// its scheduling (a few µs of work), small enough to balance two cores on the smallest colors.
+/// A color with fewer constraints is walked serially on the calling thread.
 pub const PAR_CHUNK: usize = 1024;
 
 /// Relaxation factor `ω` of the Jacobi solver: each particle moves by `ω / n` times the sum of
@@ -269,7 +270,11 @@ fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 ) {
     for color in offsets.windows(2) {
         let start = color[0];
-        lambda[color[0]..color[1]]
+        if color[1] - start < PAR_CHUNK {
+            serial::<K, DAMPED, F>(family, lambda, p, x, w, start..color[1]);
+            continue;
+        }
+        lambda[start..color[1]]
             .par_iter_mut()
             .with_min_len(PAR_CHUNK)
             .enumerate()

@@ -1,8 +1,9 @@
 //! The `supple` command line: one file per subcommand.
 
+pub mod bench_step;
 pub mod run;
 
-use crate::params::SolverParams;
+use crate::params::{SolverMethod, SolverParams};
 use clap::{Args, Parser, Subcommand};
 
 /// Supple: position-based dynamics (PBD/XPBD) for cloth and soft bodies.
@@ -18,6 +19,19 @@ pub struct Cli {
 pub enum Command {
     /// Run a scene file: in a window, or headless with export and a report.
     Run(run::RunArgs),
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
+}
+
+/// The benchmarks of `supple bench`.
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Time the step on the standard hanging-cloth workload W for each size, method and thread
+    /// count.
+    Step(bench_step::StepArgs),
 }
 
 /// Flags that override a scene's `[solver]` settings.
@@ -32,6 +46,9 @@ pub struct SolverOverrides {
     /// Frame time step in seconds (overrides `[solver] dt`).
     #[arg(long, value_parser = positive_seconds)]
     pub dt: Option<f32>,
+    /// Projection method: gauss-seidel, colored or jacobi (overrides `[solver] method`).
+    #[arg(long, value_parser = parse_method)]
+    pub method: Option<SolverMethod>,
 }
 
 impl SolverOverrides {
@@ -46,6 +63,9 @@ impl SolverOverrides {
         if let Some(dt) = self.dt {
             params.dt = dt;
         }
+        if let Some(m) = self.method {
+            params.method = m;
+        }
     }
 }
 
@@ -56,9 +76,22 @@ fn positive_seconds(s: &str) -> Result<f32, String> {
     }
 }
 
+/// Parses a solver method name.
+pub fn parse_method(s: &str) -> Result<SolverMethod, String> {
+    SolverMethod::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown method '{s}': expected one of {}",
+            SolverMethod::NAMES.join(", ")
+        )
+    })
+}
+
 /// Runs the parsed command line.
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Bench {
+            command: BenchCommand::Step(args),
+        } => bench_step::run(&args),
     }
 }

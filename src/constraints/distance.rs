@@ -55,10 +55,11 @@ pub fn solve_distance(
     if len <= Real::EPSILON {
         return None;
     }
-    let n = diff / len;
+    // `n = diff / len`, with one division instead of three.
+    let inv_len = 1.0 / len;
     let c = len - d;
-    let delta_lambda = delta_lambda(c, w0 + w1, n.dot(&dx_rel), lambda, k);
-    let step = n * (k.scale * delta_lambda);
+    let delta_lambda = delta_lambda(c, w0 + w1, diff.dot(&dx_rel) * inv_len, lambda, k);
+    let step = diff * (k.scale * delta_lambda * inv_len);
     Some(PairCorrection {
         dp0: step * w0,
         dp1: -step * w1,
