@@ -34,9 +34,10 @@ pub const MAX_COLORS: usize = 64;
 /// A color with fewer constraints is walked serially on the calling thread.
 pub const PAR_CHUNK: usize = 1024;
 
-/// Relaxation factor `ω` of the Jacobi solver: each particle moves by `ω / n` times the sum of
-/// the `n` corrections it received in a pass (Macklin et al. 2014, "Unified Particle Physics for
-/// Real-Time Applications", sec. 4.2, which recommends `1 ≤ ω ≤ 2`).
+/// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
+/// constraints applies `ω / n` of its correction (after the averaging of Macklin et al. 2014,
+/// "Unified Particle Physics for Real-Time Applications", sec. 4.2, which recommends
+/// `1 ≤ ω ≤ 2`; see [`project_jacobi`]).
 pub const JACOBI_OMEGA: Real = 1.5;
 
 /// The colors of a family: `order[new] = old` index of each constraint after reordering, and
@@ -100,8 +101,8 @@ pub fn validate<const K: usize>(ids: &[[u32; K]], offsets: &[usize]) -> Result<(
     // The color and constraint that last touched each particle.
     let mut owner = vec![(usize::MAX, usize::MAX); particles];
     for (k, w) in offsets.windows(2).enumerate() {
-        for c in w[0]..w[1] {
-            for &i in &ids[c] {
+        for (c, constraint) in ids.iter().enumerate().take(w[1]).skip(w[0]) {
+            for &i in constraint {
                 let (color, other) = owner[i as usize];
                 if color == k && other != c {
                     return Err(format!(
@@ -187,6 +188,9 @@ pub struct Correction<const K: usize> {
 /// A constraint family as seen by the drivers: its constraints' particles and the correction of
 /// one constraint (computed by the family's pure `solve_*` kernel).
 pub trait Kernel<const K: usize>: Sync {
+    /// The particles of constraint `c`.
+    fn particles(&self, c: usize) -> [usize; K];
+
     /// Whether any material of the family has XPBD damping (which reads `p − x`).
     fn damped(&self) -> bool;
 
@@ -310,9 +314,9 @@ pub fn project_colored<const K: usize, F: Kernel<K>>(
 /// Scratch buffers of the Jacobi solver, kept between steps so that a step does not allocate.
 #[derive(Clone, Debug, Default)]
 pub struct JacobiScratch {
-    /// Sum of the corrections each particle received in the current pass, m.
+    /// Sum of the relaxed corrections each particle received in the current pass, m.
     sum: Vec<Vec3>,
-    /// Number of corrections each particle received in the current pass.
+    /// Number of the family's constraints on each particle.
     count: Vec<u32>,
 }
 
@@ -322,15 +326,21 @@ fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     ps: &mut ParticleSet,
     scratch: &mut JacobiScratch,
 ) {
+    for c in 0..lambda.len() {
+        for i in family.particles(c) {
+            scratch.count[i] += 1;
+        }
+    }
     let p = Positions::new(&mut ps.p);
     for (c, l) in lambda.iter_mut().enumerate() {
         // SAFETY: single thread; the view is only read during the sweep.
         if let Some(r) = unsafe { family.correction::<DAMPED>(c, *l, &p, &ps.x, &ps.inv_mass) } {
+            let most = r.ids.iter().map(|&i| scratch.count[i]).max().unwrap_or(1);
+            let relax = JACOBI_OMEGA / most as Real;
             for (&i, dp) in r.ids.iter().zip(r.dp) {
-                scratch.sum[i] += dp;
-                scratch.count[i] += 1;
+                scratch.sum[i] += dp * relax;
             }
-            *l += r.delta_lambda;
+            *l += r.delta_lambda * relax;
         }
     }
     for ((p, sum), count) in
@@ -338,16 +348,20 @@ fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             .zip(&mut scratch.sum)
             .zip(&mut scratch.count)
     {
-        if *count > 0 {
-            *p += *sum * (JACOBI_OMEGA / *count as Real);
-            *sum = Vec3::zeros();
-            *count = 0;
-        }
+        *p += *sum;
+        *sum = Vec3::zeros();
+        *count = 0;
     }
 }
 
 /// Projects every constraint of `family` Jacobi-style: all corrections are computed from the
-/// same positions, then each particle moves by [`JACOBI_OMEGA`] times the mean of its corrections.
+/// same positions and then applied together, each scaled by the relaxation `ω / n`, with `ω`
+/// [`JACOBI_OMEGA`] and `n` the largest number of the family's constraints on any of its
+/// particles. Where every particle has `n` constraints this is the averaging of Macklin et al.
+/// 2014 (`Δxᵢ = ω/nᵢ Σ Δxᵢ`); scaling per constraint rather than per particle keeps each
+/// multiplier equal to the impulse actually applied, so XPBD keeps its compliance (per-particle
+/// averaging makes a rope `n / ω` times too soft), and no particle moves by more than `ω` times
+/// the mean of its corrections.
 pub fn project_jacobi<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],

@@ -81,3 +81,20 @@ impl SolverParams {
         self.dt / self.substeps as Real
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_names_round_trip() {
+        for m in SolverMethod::ALL {
+            assert_eq!(SolverMethod::from_name(m.name()), Some(m));
+        }
+        assert_eq!(
+            SolverMethod::NAMES,
+            SolverMethod::ALL.map(SolverMethod::name)
+        );
+        assert_eq!(SolverMethod::from_name("red-black"), None);
+    }
+}

@@ -187,6 +187,10 @@ struct DihedralKernel<'a> {
 }
 
 impl Kernel<4> for DihedralKernel<'_> {
+    fn particles(&self, c: usize) -> [usize; 4] {
+        self.ids[c].map(|i| i as usize)
+    }
+
     fn damped(&self) -> bool {
         coloring::any_damped(self.coeffs)
     }
@@ -200,7 +204,7 @@ impl Kernel<4> for DihedralKernel<'_> {
         x: &[Vec3],
         w: &[Real],
     ) -> Option<Correction<4>> {
-        let ids = self.ids[c].map(|i| i as usize);
+        let ids = self.particles(c);
         // SAFETY: no other thread writes these particles (the caller's contract).
         let pos = ids.map(|i| unsafe { p.get(i) });
         let dx = if DAMPED {

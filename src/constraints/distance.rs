@@ -157,6 +157,10 @@ struct DistanceKernel<'a> {
 }
 
 impl Kernel<2> for DistanceKernel<'_> {
+    fn particles(&self, c: usize) -> [usize; 2] {
+        self.ids[c].map(|i| i as usize)
+    }
+
     fn damped(&self) -> bool {
         coloring::any_damped(self.coeffs)
     }
@@ -170,7 +174,7 @@ impl Kernel<2> for DistanceKernel<'_> {
         x: &[Vec3],
         w: &[Real],
     ) -> Option<Correction<2>> {
-        let [a, b] = self.ids[c].map(|i| i as usize);
+        let [a, b] = self.particles(c);
         // SAFETY: no other thread writes `a` or `b` (the caller's contract).
         let (pa, pb) = unsafe { (p.get(a), p.get(b)) };
         let dx_rel = if DAMPED {
