@@ -126,8 +126,8 @@ pub fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
 ///
 /// Invariant (the caller's, stated by the `unsafe` methods): while a thread reads or writes
 /// particle `i` through the view, no other thread accesses particle `i`. The colored driver
-/// upholds it because the constraints of one color share no particle ([`validate`] checks this
-/// when a family is colored, and a family's ids cannot change afterwards except by appending to
+/// upholds it because the constraints of one color share no particle ([`validate`] asserts this
+/// whenever a family is colored, in release builds too, and a family's ids cannot change afterwards except by appending to
 /// its serial overflow range). Indices are bounds-checked.
 pub struct Positions<'a> {
     ptr: *mut Vec3,

@@ -141,7 +141,7 @@ impl DihedralSet {
         coloring::permute(&mut self.lambda, &coloring.order);
         coloring::permute(&mut self.mat, &coloring.order);
         self.colors = coloring.offsets;
-        debug_assert_eq!(coloring::validate(&self.ids, &self.colors), Ok(()));
+        assert_eq!(coloring::validate(&self.ids, &self.colors), Ok(()));
     }
 
     /// The kernel view, the multipliers and the color offsets, borrowed apart.
