@@ -195,7 +195,8 @@ pub trait Kernel<const K: usize>: Sync {
     fn damped(&self) -> bool;
 
     /// The correction of constraint `c`, whose multiplier is `lambda`, from the positions `p`
-    /// (and `x`, the substep's start positions, only when `DAMPED`) and inverse masses `w`.
+    /// (and `x`, the substep's start positions, only when `DAMPED`) and inverse masses `w`. It
+    /// reads `p` only at, and corrects only, the particles of [`Kernel::particles`]`(c)`.
     ///
     /// # Safety
     /// No other thread writes the constraint's particles during the call.
@@ -286,9 +287,8 @@ fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             .par_chunks_mut(PAR_CHUNK)
             .enumerate()
             .for_each(|(n, chunk)| {
-                // SAFETY: the constraints of one color share no particle (module invariant,
-                // checked by `validate` when the family was colored), so no two tasks touch the
-                // same particle.
+                // SAFETY: the constraints of one color share no particle (the caller's
+                // contract), so no two tasks touch the same particle.
                 unsafe { walk::<K, DAMPED, F>(family, chunk, start + n * PAR_CHUNK, p, x, w) }
             });
     }
@@ -300,7 +300,12 @@ fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 /// Projects every constraint of `family`: each color of `offsets` in parallel, one color after
 /// another, then the overflow range serially. The result is bit-identical to
 /// [`project_serial`] over the whole family, for any number of threads.
-pub fn project_colored<const K: usize, F: Kernel<K>>(
+///
+/// # Safety
+/// `offsets` is a valid coloring of the family ([`validate`] passes on the ids of
+/// [`Kernel::particles`]), and each constraint's [`Kernel::correction`] reads and writes only
+/// the particles of [`Kernel::particles`].
+pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     offsets: &[usize],

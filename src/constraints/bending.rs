@@ -168,7 +168,10 @@ impl DihedralSet {
     /// [`DihedralSet::project_serial`] over the whole set).
     pub fn project_colored(&mut self, ps: &mut ParticleSet) {
         let (kernel, lambda, colors) = self.split();
-        coloring::project_colored(&kernel, lambda, colors, ps);
+        // SAFETY: `colors` was validated against `ids` by `color` (an assert), and `ids` has not
+        // changed since except by `push`, which appends to the serial overflow range; the kernel
+        // reads and corrects only `ids[c]`.
+        unsafe { coloring::project_colored(&kernel, lambda, colors, ps) };
     }
 
     /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
