@@ -17,9 +17,11 @@
 //! Units are metres, seconds and kilograms; y is up. Scenes are TOML files ([`scene`]).
 
 pub mod bench;
+pub mod bench_step;
 pub mod bodies;
 pub mod cli;
 pub mod collision;
+pub mod coloring;
 pub mod constraints;
 pub mod export;
 pub mod math;

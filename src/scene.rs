@@ -856,3 +856,21 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         stiffness: ctx.stiffness_or_rigid(&c.stiffness, &key.key("stiffness"))?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solver_method_parses() {
+        for (name, method) in [
+            ("colored", SolverMethod::Colored),
+            ("gauss-seidel", SolverMethod::GaussSeidel),
+            ("jacobi", SolverMethod::Jacobi),
+        ] {
+            let text = format!("[solver]\nmethod = \"{name}\"\n");
+            let world = parse_scene(&text, Path::new("s.toml")).unwrap();
+            assert_eq!(world.params.method, method);
+        }
+    }
+}

@@ -55,11 +55,16 @@ impl World {
     }
 
     /// Advances one frame of `params.dt` seconds in `params.substeps` substeps.
+    ///
+    /// The frame runs on a thread of the current rayon pool, so that the colored solver's
+    /// parallel passes start from inside the pool instead of each waking it from outside.
     pub fn step_frame(&mut self) -> Result<(), SimError> {
         let h = self.params.h();
-        for _ in 0..self.params.substeps {
-            self.substep(h);
-        }
+        rayon::scope(|_| {
+            for _ in 0..self.params.substeps {
+                self.substep(h);
+            }
+        });
         self.frame += 1;
         self.check_finite()
     }

@@ -1,13 +1,24 @@
 //! Cloth dropped on a sphere: never inside it, comes to rest, stays finite.
 
 use std::path::Path;
+use supple::params::SolverMethod;
 use supple::scene::load_scene;
 use supple::stats::FrameStats;
 
 #[test]
 fn draped_cloth_never_penetrates_and_comes_to_rest() {
+    drapes(SolverMethod::GaussSeidel);
+}
+
+#[test]
+fn colored_draped_cloth_never_penetrates_and_comes_to_rest() {
+    drapes(SolverMethod::Colored);
+}
+
+fn drapes(method: SolverMethod) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/drape.toml");
     let mut world = load_scene(&path).unwrap().world;
+    world.params.method = method;
     let mut deepest = 0.0f32;
     for _ in 0..300 {
         world.step_frame().unwrap();

@@ -10,13 +10,14 @@ const MASS: f32 = 0.21;
 const LENGTH: f32 = 1.0;
 const G: f32 = 9.81;
 
-fn hanging_rope(stretch: &str, substeps: u32, iterations: u32) -> World {
+fn hanging_rope(stretch: &str, substeps: u32, iterations: u32, method: &str) -> World {
     let scene = format!(
         r#"
         [solver]
         dt = 0.016666667
         substeps = {substeps}
         iterations = {iterations}
+        method = "{method}"
         damping = 2.0
         [[rope]]
         start = [0.0, 2.0, 0.0]
@@ -44,13 +45,13 @@ fn extensions(world: &World) -> Vec<f32> {
         .collect()
 }
 
-#[test]
-fn xpbd_rope_settles_to_hookes_law() {
+fn settles_to_hookes_law(method: &str, iterations: u32) {
     let compliance = 0.005;
     let world = hanging_rope(
         &format!("{{ model = \"xpbd\", compliance = {compliance} }}"),
         20,
-        10,
+        iterations,
+        method,
     );
     let m = MASS / (SEGMENTS + 1) as f32;
     for (k, e) in extensions(&world).into_iter().enumerate() {
@@ -58,17 +59,37 @@ fn xpbd_rope_settles_to_hookes_law() {
         let analytic = compliance * (SEGMENTS - k) as f32 * m * G;
         assert!(
             ((e - analytic) / analytic).abs() < 0.02,
-            "segment {k}: extension {e} m, Hooke's law {analytic} m"
+            "{method}: segment {k}: extension {e} m, Hooke's law {analytic} m"
         );
     }
 }
 
 #[test]
+fn xpbd_rope_settles_to_hookes_law() {
+    settles_to_hookes_law("gauss-seidel", 10);
+}
+
+#[test]
+fn colored_xpbd_rope_settles_to_hookes_law() {
+    settles_to_hookes_law("colored", 10);
+}
+
+#[test]
+fn jacobi_xpbd_rope_settles_to_hookes_law() {
+    settles_to_hookes_law("jacobi", 10);
+}
+
+#[test]
 fn pbd_rope_gets_stiffer_with_more_iterations() {
     let total = |iterations| {
-        extensions(&hanging_rope("{ model = \"pbd\", k = 0.5 }", 5, iterations))
-            .iter()
-            .sum::<f32>()
+        extensions(&hanging_rope(
+            "{ model = \"pbd\", k = 0.5 }",
+            5,
+            iterations,
+            "gauss-seidel",
+        ))
+        .iter()
+        .sum::<f32>()
     };
     let (few, many) = (total(2), total(16));
     // PBD projects a fraction k of the error every iteration, so more iterations leave less of it.
@@ -87,6 +108,7 @@ fn corrected_pbd_depends_less_on_iterations_than_plain_pbd() {
                 &format!("{{ model = \"{model}\", k = 0.5 }}"),
                 5,
                 iterations,
+                "gauss-seidel",
             ))
             .iter()
             .sum::<f32>()

@@ -144,6 +144,7 @@ pub fn add_cloth(
             }
         }
     }
+    cs.color();
     Body {
         name: name.to_string(),
         kind: BodyKind::Cloth,

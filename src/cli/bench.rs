@@ -1,4 +1,5 @@
-//! `supple bench stiffness`: the stiffness-vs-iterations experiment of [`crate::bench`].
+//! `supple bench`: the stiffness-vs-iterations experiment of [`crate::bench`] here, and the step
+//! benchmark in [`super::bench_step`].
 
 use crate::bench::{run_point, sweep, write_outputs};
 use clap::{Args, Subcommand};
@@ -12,6 +13,9 @@ pub enum BenchCommand {
     /// Sweep iterations x substeps x stiffness model on a hanging rope and cloth; write
     /// stiffness.csv, stiffness.md and PNG plots.
     Stiffness(StiffnessArgs),
+    /// Time the step on the standard hanging-cloth workload W for each size, method and thread
+    /// count.
+    Step(super::bench_step::StepArgs),
 }
 
 /// Arguments of `supple bench stiffness`.
@@ -29,6 +33,7 @@ pub struct StiffnessArgs {
 pub fn run(command: &BenchCommand) -> anyhow::Result<()> {
     match command {
         BenchCommand::Stiffness(args) => stiffness(args),
+        BenchCommand::Step(args) => super::bench_step::run(args),
     }
 }
 

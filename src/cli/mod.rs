@@ -1,9 +1,10 @@
 //! The `supple` command line: one file per subcommand.
 
 pub mod bench;
+pub mod bench_step;
 pub mod run;
 
-use crate::params::SolverParams;
+use crate::params::{SolverMethod, SolverParams};
 use clap::{Args, Parser, Subcommand};
 
 /// Supple: position-based dynamics (PBD/XPBD) for cloth and soft bodies.
@@ -19,7 +20,7 @@ pub struct Cli {
 pub enum Command {
     /// Run a scene file: in a window, or headless with export and a report.
     Run(run::RunArgs),
-    /// Run a benchmark and write its CSV, Markdown table and plots.
+    /// Benchmarks: stiffness vs iterations, and the step on workload W.
     Bench {
         #[command(subcommand)]
         command: bench::BenchCommand,
@@ -38,6 +39,9 @@ pub struct SolverOverrides {
     /// Frame time step in seconds (overrides `[solver] dt`).
     #[arg(long, value_parser = positive_seconds)]
     pub dt: Option<f32>,
+    /// Projection method: gauss-seidel, colored or jacobi (overrides `[solver] method`).
+    #[arg(long, value_parser = parse_method)]
+    pub method: Option<SolverMethod>,
 }
 
 impl SolverOverrides {
@@ -52,6 +56,9 @@ impl SolverOverrides {
         if let Some(dt) = self.dt {
             params.dt = dt;
         }
+        if let Some(m) = self.method {
+            params.method = m;
+        }
     }
 }
 
@@ -60,6 +67,16 @@ fn positive_seconds(s: &str) -> Result<f32, String> {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("expected a time step in seconds > 0, got '{s}'")),
     }
+}
+
+/// Parses a solver method name.
+pub fn parse_method(s: &str) -> Result<SolverMethod, String> {
+    SolverMethod::from_name(s).ok_or_else(|| {
+        format!(
+            "unknown method '{s}': expected one of {}",
+            SolverMethod::NAMES.join(", ")
+        )
+    })
 }
 
 /// Runs the parsed command line.

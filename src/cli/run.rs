@@ -35,6 +35,9 @@ pub struct RunArgs {
     /// PNG of the last one and exit.
     #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "export", "report"])]
     pub screenshot: Option<PathBuf>,
+    /// Threads of the parallel solver (default: RAYON_NUM_THREADS, else one per core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
     #[command(flatten)]
     pub solver: SolverOverrides,
 }
@@ -52,6 +55,11 @@ pub struct Summary {
 
 /// Runs `supple run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    if let Some(t) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t as usize)
+            .build_global()?;
+    }
     let mut scene = load_scene(&args.scene)?;
     args.solver.apply(&mut scene.world.params);
     if let Some(path) = &args.screenshot {

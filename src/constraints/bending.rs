@@ -4,16 +4,21 @@
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
 use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
+use crate::coloring::{self, Correction, JacobiScratch, Kernel, Positions};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use std::f32::consts::PI;
 
 /// Dihedral bending constraints: `ids = [e0, e1, a, b]`, the shared edge `e0 → e1` and the
-/// vertices `a` (of triangle `e0, e1, a`) and `b` (of triangle `e1, e0, b`) opposite it.
+/// vertices `a` (of triangle `e0, e1, a`) and `b` (of triangle `e1, e0, b`) opposite it; in color
+/// order (see [`coloring`]).
 #[derive(Clone, Debug, Default)]
 pub struct DihedralSet {
-    /// The four particles `[e0, e1, a, b]`.
-    pub ids: Vec<[u32; 4]>,
+    /// The four particles `[e0, e1, a, b]` (private: the colored driver relies on the colors' ids
+    /// not changing).
+    ids: Vec<[u32; 4]>,
+    /// Color offsets (see [`coloring::Coloring::offsets`]); the rest is the serial overflow range.
+    colors: Vec<usize>,
     /// Rest angle `θ₀`, radians (0 when the two triangles are coplanar).
     pub rest_angle: Vec<Real>,
     /// Lagrange multiplier accumulated in the current substep.
@@ -130,31 +135,100 @@ impl DihedralSet {
         self.mat.push(mat);
     }
 
+    /// The four particles of each constraint.
+    pub fn ids(&self) -> &[[u32; 4]] {
+        &self.ids
+    }
+
+    /// Colors the whole set from its particle ids and reorders it into color order.
+    pub fn color(&mut self) {
+        let coloring = coloring::greedy(&self.ids);
+        coloring::permute(&mut self.ids, &coloring.order);
+        coloring::permute(&mut self.rest_angle, &coloring.order);
+        coloring::permute(&mut self.lambda, &coloring.order);
+        coloring::permute(&mut self.mat, &coloring.order);
+        self.colors = coloring.offsets;
+        assert_eq!(coloring::validate(&self.ids, &self.colors), Ok(()));
+    }
+
+    /// The kernel view, the multipliers and the color offsets, borrowed apart.
+    fn split(&mut self) -> (DihedralKernel<'_>, &mut [Real], &[usize]) {
+        (
+            DihedralKernel {
+                ids: &self.ids,
+                rest_angle: &self.rest_angle,
+                mat: &self.mat,
+                coeffs: &self.materials.coeffs,
+            },
+            &mut self.lambda,
+            &self.colors,
+        )
+    }
+
     /// Projects constraints `range` in order, Gauss-Seidel style.
     pub fn project_serial(&mut self, ps: &mut ParticleSet, range: std::ops::Range<usize>) {
-        for c in range {
-            let ids = self.ids[c].map(|i| i as usize);
-            let k = &self.materials.coeffs[self.mat[c] as usize];
-            let p = ids.map(|i| ps.p[i]);
-            let dx = if k.gamma != 0.0 {
-                ids.map(|i| ps.p[i] - ps.x[i])
-            } else {
-                [Vec3::zeros(); 4]
-            };
-            if let Some(r) = solve_dihedral(
-                p,
-                ids.map(|i| ps.inv_mass[i]),
-                self.rest_angle[c],
-                self.lambda[c],
-                dx,
-                k,
-            ) {
-                for (i, dp) in ids.iter().zip(r.dp) {
-                    ps.p[*i] += dp;
-                }
-                self.lambda[c] += r.delta_lambda;
-            }
-        }
+        let (kernel, lambda, _) = self.split();
+        coloring::project_serial(&kernel, lambda, ps, range);
+    }
+
+    /// Projects every constraint, the colors in parallel (bit-identical to
+    /// [`DihedralSet::project_serial`] over the whole set).
+    pub fn project_colored(&mut self, ps: &mut ParticleSet) {
+        let (kernel, lambda, colors) = self.split();
+        // SAFETY: `colors` was validated against `ids` by `color` (an assert), and `ids` has not
+        // changed since except by `push`, which appends to the serial overflow range; the kernel
+        // reads and corrects only `ids[c]`.
+        unsafe { coloring::project_colored(&kernel, lambda, colors, ps) };
+    }
+
+    /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
+    pub fn project_jacobi(&mut self, ps: &mut ParticleSet, scratch: &mut JacobiScratch) {
+        let (kernel, lambda, _) = self.split();
+        coloring::project_jacobi(&kernel, lambda, ps, scratch);
+    }
+}
+
+/// The read-only data of a [`DihedralSet`] that the drivers need.
+struct DihedralKernel<'a> {
+    ids: &'a [[u32; 4]],
+    rest_angle: &'a [Real],
+    mat: &'a [u16],
+    coeffs: &'a [Coeffs],
+}
+
+impl Kernel<4> for DihedralKernel<'_> {
+    fn particles(&self, c: usize) -> [usize; 4] {
+        self.ids[c].map(|i| i as usize)
+    }
+
+    fn damped(&self) -> bool {
+        coloring::any_damped(self.coeffs)
+    }
+
+    #[inline(always)]
+    unsafe fn correction<const DAMPED: bool>(
+        &self,
+        c: usize,
+        lambda: Real,
+        p: &Positions,
+        x: &[Vec3],
+        w: &[Real],
+    ) -> Option<Correction<4>> {
+        let ids = self.particles(c);
+        // SAFETY: no other thread writes these particles (the caller's contract).
+        let pos = ids.map(|i| unsafe { p.get(i) });
+        let dx = if DAMPED {
+            std::array::from_fn(|n| pos[n] - x[ids[n]])
+        } else {
+            [Vec3::zeros(); 4]
+        };
+        let k = &self.coeffs[self.mat[c] as usize];
+        let r = solve_dihedral(pos, ids.map(|i| w[i]), self.rest_angle[c], lambda, dx, k)?;
+        Some(Correction {
+            ids,
+            dp: r.dp,
+            delta_lambda: r.delta_lambda,
+        })
     }
 }
 

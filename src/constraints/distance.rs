@@ -1,14 +1,19 @@
 //! Distance constraints: stretch, shear, rope segments and the cross-distance bending variant.
 
 use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
+use crate::coloring::{self, Correction, JacobiScratch, Kernel, Positions};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 
-/// Distance constraints, one entry per constraint in each field.
+/// Distance constraints, one entry per constraint in each field, in color order (see
+/// [`coloring`]).
 #[derive(Clone, Debug, Default)]
 pub struct DistanceSet {
-    /// The two particles.
-    pub ids: Vec<[u32; 2]>,
+    /// The two particles (private: the colored driver relies on the colors' ids not changing).
+    ids: Vec<[u32; 2]>,
+    /// Color offsets (see [`coloring::Coloring::offsets`]); constraints from the last offset on
+    /// (all of them before [`DistanceSet::color`]) form the overflow range, projected serially.
+    colors: Vec<usize>,
     /// Rest length `d`, m.
     pub rest: Vec<Real>,
     /// Lagrange multiplier accumulated in the current substep.
@@ -50,10 +55,11 @@ pub fn solve_distance(
     if len <= Real::EPSILON {
         return None;
     }
-    let n = diff / len;
+    // `n = diff / len`, with one division instead of three.
+    let inv_len = 1.0 / len;
     let c = len - d;
-    let delta_lambda = delta_lambda(c, w0 + w1, n.dot(&dx_rel), lambda, k);
-    let step = n * (k.scale * delta_lambda);
+    let delta_lambda = delta_lambda(c, w0 + w1, diff.dot(&dx_rel) * inv_len, lambda, k);
+    let step = diff * (k.scale * delta_lambda * inv_len);
     Some(PairCorrection {
         dp0: step * w0,
         dp1: -step * w1,
@@ -72,7 +78,18 @@ impl DistanceSet {
         self.ids.is_empty()
     }
 
-    /// Adds a constraint between `a` and `b` at rest length `rest` with material `mat`.
+    /// The two particles of each constraint.
+    pub fn ids(&self) -> &[[u32; 2]] {
+        &self.ids
+    }
+
+    /// Color offsets: color `k` is `colors()[k]..colors()[k + 1]`; the rest is the overflow.
+    pub fn colors(&self) -> &[usize] {
+        &self.colors
+    }
+
+    /// Adds a constraint between `a` and `b` at rest length `rest` with material `mat`, at the end
+    /// of the overflow range (until the next [`DistanceSet::color`]).
     pub fn push(&mut self, a: u32, b: u32, rest: Real, mat: u16) {
         self.ids.push([a, b]);
         self.rest.push(rest);
@@ -80,39 +97,101 @@ impl DistanceSet {
         self.mat.push(mat);
     }
 
+    /// Colors the whole set from its particle ids and reorders it into color order.
+    pub fn color(&mut self) {
+        let coloring = coloring::greedy(&self.ids);
+        coloring::permute(&mut self.ids, &coloring.order);
+        coloring::permute(&mut self.rest, &coloring.order);
+        coloring::permute(&mut self.lambda, &coloring.order);
+        coloring::permute(&mut self.mat, &coloring.order);
+        self.colors = coloring.offsets;
+        assert_eq!(coloring::validate(&self.ids, &self.colors), Ok(()));
+    }
+
+    /// The kernel view, the multipliers and the color offsets, borrowed apart.
+    fn split(&mut self) -> (DistanceKernel<'_>, &mut [Real], &[usize]) {
+        (
+            DistanceKernel {
+                ids: &self.ids,
+                rest: &self.rest,
+                mat: &self.mat,
+                coeffs: &self.materials.coeffs,
+            },
+            &mut self.lambda,
+            &self.colors,
+        )
+    }
+
     /// Projects constraints `range` in order, Gauss-Seidel style (each sees the previous ones).
     pub fn project_serial(&mut self, ps: &mut ParticleSet, range: std::ops::Range<usize>) {
-        for c in range {
-            let [a, b] = self.ids[c];
-            let (a, b) = (a as usize, b as usize);
-            let k = &self.materials.coeffs[self.mat[c] as usize];
-            let dx_rel = if k.gamma != 0.0 {
-                (ps.p[a] - ps.x[a]) - (ps.p[b] - ps.x[b])
-            } else {
-                Vec3::zeros()
-            };
-            let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
-            if let Some(r) = solve_distance(
-                ps.p[a],
-                wa,
-                ps.p[b],
-                wb,
-                self.rest[c],
-                self.lambda[c],
-                dx_rel,
-                k,
-            ) {
-                ps.p[a] += r.dp0;
-                ps.p[b] += r.dp1;
-                self.lambda[c] += r.delta_lambda;
-            }
-        }
+        let (kernel, lambda, _) = self.split();
+        coloring::project_serial(&kernel, lambda, ps, range);
+    }
+
+    /// Projects every constraint, the colors in parallel (bit-identical to
+    /// [`DistanceSet::project_serial`] over the whole set).
+    pub fn project_colored(&mut self, ps: &mut ParticleSet) {
+        let (kernel, lambda, colors) = self.split();
+        // SAFETY: `colors` was validated against `ids` by `color` (an assert), and `ids` has not
+        // changed since except by `push`, which appends to the serial overflow range; the kernel
+        // reads and corrects only `ids[c]`.
+        unsafe { coloring::project_colored(&kernel, lambda, colors, ps) };
+    }
+
+    /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
+    pub fn project_jacobi(&mut self, ps: &mut ParticleSet, scratch: &mut JacobiScratch) {
+        let (kernel, lambda, _) = self.split();
+        coloring::project_jacobi(&kernel, lambda, ps, scratch);
     }
 
     /// Relative stretch `(|p_a − p_b| − d) / d` of constraint `c` at positions `x`.
     pub fn strain(&self, x: &[Vec3], c: usize) -> Real {
         let [a, b] = self.ids[c];
         ((x[a as usize] - x[b as usize]).norm() - self.rest[c]) / self.rest[c]
+    }
+}
+
+/// The read-only data of a [`DistanceSet`] that the drivers need.
+struct DistanceKernel<'a> {
+    ids: &'a [[u32; 2]],
+    rest: &'a [Real],
+    mat: &'a [u16],
+    coeffs: &'a [Coeffs],
+}
+
+impl Kernel<2> for DistanceKernel<'_> {
+    fn particles(&self, c: usize) -> [usize; 2] {
+        self.ids[c].map(|i| i as usize)
+    }
+
+    fn damped(&self) -> bool {
+        coloring::any_damped(self.coeffs)
+    }
+
+    #[inline(always)]
+    unsafe fn correction<const DAMPED: bool>(
+        &self,
+        c: usize,
+        lambda: Real,
+        p: &Positions,
+        x: &[Vec3],
+        w: &[Real],
+    ) -> Option<Correction<2>> {
+        let [a, b] = self.particles(c);
+        // SAFETY: no other thread writes `a` or `b` (the caller's contract).
+        let (pa, pb) = unsafe { (p.get(a), p.get(b)) };
+        let dx_rel = if DAMPED {
+            (pa - x[a]) - (pb - x[b])
+        } else {
+            Vec3::zeros()
+        };
+        let k = &self.coeffs[self.mat[c] as usize];
+        let r = solve_distance(pa, w[a], pb, w[b], self.rest[c], lambda, dx_rel, k)?;
+        Some(Correction {
+            ids: [a, b],
+            dp: [r.dp0, r.dp1],
+            delta_lambda: r.delta_lambda,
+        })
     }
 }
 

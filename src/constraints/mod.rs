@@ -12,6 +12,8 @@ pub use contact::ContactSet;
 pub use distance::DistanceSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 
+use crate::coloring::JacobiScratch;
+
 /// Every constraint of a world, one flat array per family.
 #[derive(Clone, Debug, Default)]
 pub struct ConstraintSets {
@@ -25,9 +27,19 @@ pub struct ConstraintSets {
     pub attachment: AttachmentSet,
     /// Particle-collider contacts of the current substep.
     pub contact: ContactSet,
+    /// Scratch buffers of the Jacobi solver.
+    pub jacobi: JacobiScratch,
 }
 
 impl ConstraintSets {
+    /// Colors the stretch and bending families from their particle ids (see
+    /// [`coloring`](crate::coloring)); called when a body has been built.
+    pub fn color(&mut self) {
+        self.stretch.color();
+        self.bend_distance.color();
+        self.dihedral.color();
+    }
+
     /// Computes every material's coefficients for a substep of `h` seconds, and resets the
     /// multipliers (XPBD accumulates `λ` over the iterations of one substep).
     pub fn begin_substep(&mut self, h: f32, iterations: u32) {

@@ -6,7 +6,8 @@ use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending, attachments, then contacts last so that they have the final word on penetration.
+/// bending (each visited as `method` says), then attachments and contacts serially, contacts last
+/// so that they have the final word on penetration.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
@@ -14,16 +15,26 @@ pub fn project_constraints(
     colliders: &[Collider],
     iterations: u32,
 ) {
-    match method {
-        SolverMethod::GaussSeidel => {
-            for _ in 0..iterations {
+    for _ in 0..iterations {
+        match method {
+            SolverMethod::GaussSeidel => {
                 cs.stretch.project_serial(ps, 0..cs.stretch.len());
                 cs.bend_distance
                     .project_serial(ps, 0..cs.bend_distance.len());
                 cs.dihedral.project_serial(ps, 0..cs.dihedral.len());
-                cs.attachment.project_serial(ps);
-                cs.contact.project_serial(ps, colliders);
+            }
+            SolverMethod::Colored => {
+                cs.stretch.project_colored(ps);
+                cs.bend_distance.project_colored(ps);
+                cs.dihedral.project_colored(ps);
+            }
+            SolverMethod::Jacobi => {
+                cs.stretch.project_jacobi(ps, &mut cs.jacobi);
+                cs.bend_distance.project_jacobi(ps, &mut cs.jacobi);
+                cs.dihedral.project_jacobi(ps, &mut cs.jacobi);
             }
         }
+        cs.attachment.project_serial(ps);
+        cs.contact.project_serial(ps, colliders);
     }
 }

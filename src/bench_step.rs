@@ -1,0 +1,136 @@
+//! The standard workload W (`../shared/bench/README.md`) and the step benchmark run on it.
+//!
+//! W is an N x N cloth, a 1 m square lying flat in the XZ plane at y = 0 with spacing 1/(N-1),
+//! pinned at particles 0 and N-1 (the two corners of the j = 0 edge), every other particle of
+//! mass 1/N²; hard (XPBD compliance 0) distance constraints on every triangle edge and between the
+//! two opposite vertices of every pair of triangles sharing an edge; gravity only; 1/60 s frames
+//! of 10 substeps x 10 iterations.
+
+use crate::bodies::cloth::{self, BendKind, ClothMaterial};
+use crate::constraints::Stiffness;
+use crate::math::Vec3;
+use crate::params::{SolverMethod, SolverParams};
+use crate::stats::FrameStats;
+use crate::world::{SimError, World};
+use std::time::Instant;
+
+/// Frames simulated before timing starts.
+pub const WARMUP_FRAMES: u32 = 10;
+/// Frames timed (with the warm-up, 2 s at 60 Hz).
+pub const TIMED_FRAMES: u32 = 110;
+
+/// Builds workload W with `n` x `n` particles, projected with `method`.
+pub fn workload_w(n: u32, method: SolverMethod) -> World {
+    let mut world = World::new(SolverParams {
+        method,
+        ..SolverParams::default()
+    });
+    let (x, triangles) = cloth::grid(n, n, [1.0, 1.0], Vec3::new(0.5, 0.0, 0.5), false);
+    let rigid = Stiffness::default();
+    let material = ClothMaterial {
+        stretch: rigid,
+        shear: rigid,
+        bend: Some((rigid, BendKind::CrossDistance)),
+        thickness: 0.01,
+        damping: 0.0,
+        drag: 0.0,
+    };
+    let body = cloth::add_cloth(
+        &mut world.particles,
+        &mut world.constraints,
+        0,
+        "w",
+        &x,
+        triangles,
+        &[0, n as usize - 1],
+        1.0,
+        &material,
+        |a, b| a.abs_diff(b) != 1 && a.abs_diff(b) != n,
+    );
+    world.bodies.push(body);
+    world
+}
+
+/// One row of the step benchmark.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepResult {
+    /// Particles per side.
+    pub n: u32,
+    /// Projection method.
+    pub method: SolverMethod,
+    /// Threads of the rayon pool the benchmark ran in.
+    pub threads: usize,
+    /// Median wall time of one timed frame, ms.
+    pub ms_per_frame: f64,
+    /// `ms_per_frame` divided by the constraint projections of a frame (constraints x substeps x
+    /// iterations), ns.
+    pub ns_per_projection: f64,
+    /// Largest `|ℓ − d| / d` over the stretch constraints after the last frame.
+    pub max_stretch: f64,
+    /// Mean `|ℓ − d| / d` over the stretch constraints after the last frame.
+    pub mean_stretch: f64,
+}
+
+/// Runs W at `n` with `method` in the current rayon pool: [`WARMUP_FRAMES`] frames, then `frames`
+/// timed frames; the quality is measured after the last one.
+pub fn bench_w(n: u32, method: SolverMethod, frames: u32) -> Result<StepResult, SimError> {
+    let mut world = workload_w(n, method);
+    for _ in 0..WARMUP_FRAMES {
+        world.step_frame()?;
+    }
+    let mut ms = Vec::with_capacity(frames as usize);
+    for _ in 0..frames {
+        let t = Instant::now();
+        world.step_frame()?;
+        ms.push(1e3 * t.elapsed().as_secs_f64());
+    }
+    ms.sort_by(f64::total_cmp);
+    let ms_per_frame = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
+    let p = &world.params;
+    let cs = &world.constraints;
+    let projections = (cs.stretch.len() + cs.bend_distance.len()) as f64
+        * f64::from(p.substeps)
+        * f64::from(p.iterations);
+    let stats = FrameStats::measure(&world);
+    Ok(StepResult {
+        n,
+        method,
+        threads: rayon::current_num_threads(),
+        ms_per_frame,
+        ns_per_projection: 1e6 * ms_per_frame / projections,
+        max_stretch: f64::from(stats.max_strain),
+        mean_stretch: f64::from(stats.mean_strain),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn w64_has_the_constraint_counts_of_the_workload() {
+        let world = workload_w(64, SolverMethod::Colored);
+        let (ps, cs) = (&world.particles, &world.constraints);
+        assert_eq!(ps.len(), 4096);
+        assert_eq!(cs.stretch.len(), 12_033);
+        assert_eq!(cs.bend_distance.len(), 11_781);
+        assert_eq!(cs.dihedral.len(), 0);
+        assert_eq!(ps.inv_mass[0], 0.0);
+        assert_eq!(ps.inv_mass[63], 0.0);
+        assert!((ps.inv_mass[1] - 4096.0).abs() < 1e-3);
+        assert_eq!(ps.inv_mass.iter().filter(|&&w| w == 0.0).count(), 2);
+        assert!((ps.x[63] - Vec3::new(1.0, 0.0, 0.0)).norm() < 1e-6);
+        assert!((ps.x[64] - Vec3::new(0.0, 0.0, 1.0 / 63.0)).norm() < 1e-6);
+    }
+
+    #[test]
+    fn w_frame_agrees_across_methods_on_the_first_frames() {
+        let mut gs = workload_w(8, SolverMethod::GaussSeidel);
+        let mut colored = workload_w(8, SolverMethod::Colored);
+        for _ in 0..3 {
+            gs.step_frame().unwrap();
+            colored.step_frame().unwrap();
+        }
+        assert_eq!(gs.particles.x, colored.particles.x);
+    }
+}
