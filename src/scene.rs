@@ -219,6 +219,8 @@ struct RawCloth {
     damping: Real,
     #[serde(default)]
     drag: Real,
+    #[serde(default)]
+    self_collision: bool,
 }
 
 #[derive(Deserialize)]
@@ -715,6 +717,9 @@ fn add_cloth(
         |a, b| grid_nx.is_some_and(|nx| a.abs_diff(b) != 1 && a.abs_diff(b) != nx),
     );
     world.bodies.push(body);
+    world
+        .particle_pairs
+        .set_self_collision(index, c.self_collision);
     Ok(())
 }
 

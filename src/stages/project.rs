@@ -6,7 +6,7 @@ use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending, attachments, then contacts last so that they have the final word on penetration.
+/// bending, attachments, then particle-particle and collider contacts last so that they have the final word on penetration.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
@@ -22,6 +22,7 @@ pub fn project_constraints(
                     .project_serial(ps, 0..cs.bend_distance.len());
                 cs.dihedral.project_serial(ps, 0..cs.dihedral.len());
                 cs.attachment.project_serial(ps);
+                cs.particle_contact.project_serial(ps);
                 cs.contact.project_serial(ps, colliders);
             }
         }

@@ -25,6 +25,21 @@ pub fn apply_friction(
     }
 }
 
+/// Normal velocity after restitution (Müller et al. 2020, eq. 34): a contact that was
+/// approaching at `approach = v_n⁻ < 0` m/s before the substep leaves at `−e v_n⁻`, or at 0 when
+/// `|v_n⁻| ≤ 2 g h` (`g` = |gravity|, m/s²) so that resting contact does not jitter; a contact
+/// that was not approaching keeps its normal velocity `vn`.
+#[inline]
+pub fn restitution_velocity(approach: Real, vn: Real, e: Real, g: Real, h: Real) -> Real {
+    if approach >= 0.0 {
+        vn
+    } else if -approach <= 2.0 * g * h {
+        0.0
+    } else {
+        -e * approach
+    }
+}
+
 /// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then, at every contact that pushed (`λ > 0`), friction and
 /// restitution:
 ///
@@ -32,9 +47,7 @@ pub fn apply_friction(
 ///   [`apply_friction`] acts on the tangential velocity. A sticking contact also takes back this
 ///   substep's tangential displacement `v_t h`: friction applied to velocities alone would let a
 ///   resting particle creep down a slope by `g sin θ h²` every substep;
-/// - restitution (ibid., eq. 34): an approaching normal velocity `v_n⁻ < 0`, measured before the
-///   substep, becomes `−e v_n⁻`, or 0 when `|v_n⁻| ≤ 2 |g| h` so that resting contact does not
-///   jitter.
+/// - restitution: [`restitution_velocity`].
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
@@ -67,16 +80,13 @@ pub fn update_velocities(
         if stuck {
             ps.x[i] -= vt * h;
         }
-        let approach = contacts.normal_velocity[c];
-        let vn = if approach < 0.0 {
-            if -approach <= 2.0 * gravity.norm() * h {
-                0.0
-            } else {
-                -collider.restitution * approach
-            }
-        } else {
-            vn
-        };
+        let vn = restitution_velocity(
+            contacts.normal_velocity[c],
+            vn,
+            collider.restitution,
+            gravity.norm(),
+            h,
+        );
         ps.v[i] = vt_new + n * vn;
     }
 }
