@@ -26,7 +26,7 @@ pub struct World {
     pub particles: ParticleSet,
     /// All constraints, one flat array per family.
     pub constraints: ConstraintSets,
-    /// Static colliders.
+    /// Colliders (static or kinematic).
     pub colliders: Vec<Collider>,
     /// Bodies, in scene order.
     pub bodies: Vec<Body>,
@@ -72,9 +72,11 @@ impl World {
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
         cs.begin_substep(h, p.iterations);
+        self.colliders.iter_mut().for_each(|c| c.advance(h));
         apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h);
         apply_damping(ps, &self.bodies, p.damping, h);
-        predict_positions(ps, h);
+        predict_positions(ps, h, p.max_displacement);
+        sweep_colliders(ps, &self.colliders);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);

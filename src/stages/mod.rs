@@ -6,6 +6,7 @@ pub mod forces;
 pub mod particle_contacts;
 pub mod predict;
 pub mod project;
+pub mod sweep;
 pub mod velocities;
 
 pub use contacts::generate_contacts;
@@ -14,4 +15,5 @@ pub use forces::apply_external_forces;
 pub use particle_contacts::generate_particle_contacts;
 pub use predict::predict_positions;
 pub use project::project_constraints;
+pub use sweep::sweep_colliders;
 pub use velocities::update_velocities;

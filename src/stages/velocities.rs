@@ -43,9 +43,11 @@ pub fn restitution_velocity(approach: Real, vn: Real, e: Real, g: Real, h: Real)
 /// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then, at every contact that pushed (`λ > 0`), friction and
 /// restitution:
 ///
+/// - velocities are taken relative to the collider's surface (a kinematic collider drags what
+///   it touches);
 /// - the normal velocity change is `Δv_n = w s λ / h` (`s` the material's correction scale), and
 ///   [`apply_friction`] acts on the tangential velocity. A sticking contact also takes back this
-///   substep's tangential displacement `v_t h`: friction applied to velocities alone would let a
+///   substep's relative tangential displacement `v_t h`: friction applied to velocities alone would let a
 ///   resting particle creep down a slope by `g sin θ h²` every substep;
 /// - restitution: [`restitution_velocity`].
 pub fn update_velocities(
@@ -71,7 +73,8 @@ pub fn update_velocities(
         let (i, j) = (contacts.particle[c] as usize, contacts.collider[c] as usize);
         let collider = &colliders[j];
         let (_, n) = collider.shape.distance(ps.x[i]);
-        let v = ps.v[i];
+        let surface = collider.surface_velocity(ps.x[i]);
+        let v = ps.v[i] - surface;
         let vn = n.dot(&v);
         let vt = v - n * vn;
         let dvn = ps.inv_mass[i] * contacts.materials.coeffs[j].scale * contacts.lambda[c] / h;
@@ -87,7 +90,7 @@ pub fn update_velocities(
             gravity.norm(),
             h,
         );
-        ps.v[i] = vt_new + n * vn;
+        ps.v[i] = surface + vt_new + n * vn;
     }
 }
 

@@ -299,6 +299,7 @@ mod tests {
             kinetic_friction: 0.5,
             restitution: 0.0,
             stiffness: Stiffness::default(),
+            motion: Default::default(),
         }
     }
 
