@@ -152,25 +152,32 @@ impl MeshShape {
     /// The closest point on the mesh to `p`, the pseudo-normal of its feature (not unit) and
     /// the unit normal of its triangle.
     fn closest(&self, p: Vec3) -> Option<(Vec3, Vec3, Vec3)> {
+        let root = self.nodes.first()?;
         let mut best: Option<(Real, Vec3, Vec3, usize)> = None;
-        let mut stack = vec![0usize];
-        while let Some(n) = stack.pop() {
-            let Some(node) = self.nodes.get(n) else {
-                continue;
-            };
-            let bound = box_distance_squared(&node.lo, &node.hi, &p);
+        // Nodes still to visit, with the squared distance from `p` to their box; the tree is
+        // balanced, so its depth stays far below the stack's size.
+        let mut stack = [(0u32, 0.0); 64];
+        stack[0] = (0, box_distance_squared(&root.lo, &root.hi, &p));
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let (n, bound) = stack[top];
             if best.is_some_and(|(d2, ..)| bound >= d2) {
                 continue;
             }
+            let node = &self.nodes[n as usize];
             let first = node.first as usize;
             if node.count == 0 {
-                // Visit the nearer child first (pushed last).
-                let (a, b) = (&self.nodes[first], &self.nodes[first + 1]);
-                if box_distance_squared(&a.lo, &a.hi, &p) < box_distance_squared(&b.lo, &b.hi, &p) {
-                    stack.extend([first + 1, first]);
-                } else {
-                    stack.extend([first, first + 1]);
-                }
+                let near = |c: usize| {
+                    let child = &self.nodes[c];
+                    (c as u32, box_distance_squared(&child.lo, &child.hi, &p))
+                };
+                let (a, b) = (near(first), near(first + 1));
+                // The nearer child goes on top, to be visited first.
+                let (far, near) = if a.1 < b.1 { (b, a) } else { (a, b) };
+                stack[top] = far;
+                stack[top + 1] = near;
+                top += 2;
                 continue;
             }
             for &t in &self.order[first..first + node.count as usize] {
@@ -287,42 +294,6 @@ fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Feature) {
     (a + ab * (vb * denom) + ac * (vc * denom), Feature::Face)
 }
 
-/// A closed, outward-wound triangle mesh of a sphere-like blob: a UV sphere of `radius` m with
-/// `rings × segments` quads, its surface pushed out by `bumps(unit direction)` (a factor of the
-/// radius; `|_| 1.0` for a sphere). Used to make the meshes the scenes ship with.
-pub fn blob(rings: u32, segments: u32, radius: Real, bumps: impl Fn(Vec3) -> Real) -> TriMesh {
-    let mut positions = vec![Vec3::new(0.0, radius * bumps(Vec3::y()), 0.0)];
-    for r in 1..rings {
-        let theta = std::f32::consts::PI * r as Real / rings as Real;
-        for s in 0..segments {
-            let phi = std::f32::consts::TAU * s as Real / segments as Real;
-            let dir = Vec3::new(
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                theta.sin() * phi.sin(),
-            );
-            positions.push(dir * (radius * bumps(dir)));
-        }
-    }
-    positions.push(Vec3::new(0.0, -radius * bumps(-Vec3::y()), 0.0));
-    let bottom = positions.len() as u32 - 1;
-    let at = |r: u32, s: u32| 1 + (r - 1) * segments + s % segments;
-    let mut triangles = Vec::new();
-    for s in 0..segments {
-        triangles.push([0, at(1, s + 1), at(1, s)]);
-        triangles.push([bottom, at(rings - 1, s), at(rings - 1, s + 1)]);
-        for r in 1..rings - 1 {
-            let (a, b, c, d) = (at(r, s), at(r, s + 1), at(r + 1, s), at(r + 1, s + 1));
-            triangles.push([a, b, d]);
-            triangles.push([a, d, c]);
-        }
-    }
-    TriMesh {
-        positions,
-        triangles,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,7 +378,7 @@ mod tests {
 
     #[test]
     fn blob_is_closed_and_its_distance_matches_a_sphere() {
-        let sphere = blob(24, 48, 0.5, |_| 1.0);
+        let sphere = crate::mesh::generate::blob(24, 48, 0.5, |_| 1.0);
         assert!(crate::mesh::topology::is_closed(&sphere.triangles));
         let mesh = MeshShape::new(&sphere, 2.0);
         assert!((mesh.distance(Vec3::new(0.0, 3.0, 0.0)).0 - 2.0).abs() < 1e-5);
