@@ -1,6 +1,13 @@
 //! Which particle pairs may touch: particles of different bodies always, particles of one body
 //! when that body has self-collision on, except pairs already closer than their contact distance
 //! in the rest state (mesh neighbours, which would otherwise push the body apart).
+//!
+//! A pair of one body is also skipped while it is not closer than at rest (Müller, "Ten Minute
+//! Physics" tutorial 15, self-collision): to touch, it must come closer than `d`, which is less
+//! than its rest distance, so it is caught by the next substep's search at the latest. This
+//! drops the near mesh neighbours of a smooth cloth, which are within the search margin but
+//! held at their rest distance by the stretch constraints, and would otherwise be most of the
+//! contacts.
 
 use super::spatial_hash::SpatialHash;
 use crate::math::{Real, Vec3};
@@ -42,7 +49,8 @@ impl ParticlePairs {
     }
 
     /// Calls `f(a, b, d)` once for every pair `a < b` that may collide, is not pinned on both
-    /// sides, and whose predicted positions `p` are closer than `margin · d`, with
+    /// sides, and whose predicted positions `p` are closer than `margin · d` (and, in one body,
+    /// closer than at rest), with
     /// `d = (r_a + r_b) / 2` the pair's contact distance (m) and `margin ≥ 1`. Pairs are found
     /// through the spatial hash with cells of side `margin · max r`, in increasing order of `a`.
     pub fn for_each_pair(
@@ -68,12 +76,15 @@ impl ParticlePairs {
                     return;
                 }
                 let d = (ra + ps.radius[b]) / 2.0;
-                if (ps.p[b] - pa).norm_squared() >= (margin * d).powi(2) {
+                let dist2 = (ps.p[b] - pa).norm_squared();
+                if dist2 >= (margin * d).powi(2) {
                     return;
                 }
-                let same = ps.body[b] == body;
-                if same && (!self.self_collides(body) || (self.rest[a] - self.rest[b]).norm() < d) {
-                    return;
+                if ps.body[b] == body {
+                    let rest = (self.rest[a] - self.rest[b]).norm_squared();
+                    if !self.self_collides(body) || rest < d * d || dist2 >= rest {
+                        return;
+                    }
                 }
                 f(a, b, d);
             });

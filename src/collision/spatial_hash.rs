@@ -68,8 +68,12 @@ impl SpatialHash {
             "reach {reach} > spacing {}",
             self.spacing
         );
+        // Within one cell of `p`'s own: rounding could otherwise widen the range to 4 cells.
+        let c = self.cell(p);
         let lo = self.cell(&p.add_scalar(-reach));
         let hi = self.cell(&p.add_scalar(reach));
+        let lo = [0, 1, 2].map(|a| lo[a].max(c[a] - 1));
+        let hi = [0, 1, 2].map(|a| hi[a].min(c[a] + 1));
         let mut seen = [0usize; 27];
         let mut n = 0;
         for i in lo[0]..=hi[0] {
