@@ -6,10 +6,11 @@ use crate::particles::ParticleSet;
 /// `p ← x + h v` for every particle, remembering the rounding error `(p − x) − h v`.
 ///
 /// With `max_displacement = k > 0`, the displacement `h v` of a particle of radius `r` is
-/// clamped to length `k r`: its speed to `k r / h`. Contacts are generated within `2 r` of a
-/// collider and within twice the contact distance of another particle, so with `k ≤ 1` no
-/// particle can step past a contact it has not seen; substeps raise the speed limit (it
-/// grows as `1 / h`). `k = 0` turns the clamp off.
+/// clamped to length `k r`: its speed to `k r / h`. Collider contacts are generated within `2 r`,
+/// so with `k ≤ 1` a particle held at `r` from a surface cannot step past it unseen; particle
+/// contacts are generated within `1.5 d` and a pair closes by at most `2 k r` per substep, so
+/// `k ≤ 0.25` keeps that within the `0.5 d` of slack. Substeps raise the speed limit (it grows
+/// as `1 / h`). `k = 0` turns the clamp off.
 ///
 /// In `f32` a displacement `h v` much smaller than `|x|` loses low bits when added to `x`, and
 /// the velocity update `v = (p − x) / h` would turn that loss into lost velocity: a body falling
