@@ -59,6 +59,9 @@ pub struct SolverParams {
     pub damping: Real,
     /// Wind velocity, m/s (default 0); acts on cloth through its `drag`.
     pub wind: Vec3,
+    /// Largest displacement of a particle in one substep, as a fraction of its radius
+    /// (default 0: no limit); see [`predict_positions`](crate::stages::predict_positions).
+    pub max_displacement: Real,
 }
 
 impl Default for SolverParams {
@@ -71,6 +74,7 @@ impl Default for SolverParams {
             gravity: Vec3::new(0.0, -9.81, 0.0),
             damping: 0.0,
             wind: Vec3::zeros(),
+            max_displacement: 0.0,
         }
     }
 }

@@ -7,9 +7,10 @@
 
 use crate::bodies::cloth::{self, BendKind, ClothMaterial};
 use crate::bodies::rope::{self, RopeSpec};
-use crate::collision::{Collider, Shape};
+use crate::collision::{Collider, MeshShape, Motion, Shape};
 use crate::constraints::Stiffness;
 use crate::math::{Quat, Real, Vec3};
+use crate::mesh::TriMesh;
 use crate::mesh::obj::{ObjError, load_obj};
 use crate::params::{SolverMethod, SolverParams};
 use crate::world::World;
@@ -139,6 +140,7 @@ struct RawSolver {
     gravity: [Real; 3],
     damping: Real,
     wind: [Real; 3],
+    max_displacement: Real,
 }
 
 impl Default for RawSolver {
@@ -152,6 +154,7 @@ impl Default for RawSolver {
             gravity: p.gravity.into(),
             damping: p.damping,
             wind: p.wind.into(),
+            max_displacement: p.max_displacement,
         }
     }
 }
@@ -219,6 +222,8 @@ struct RawCloth {
     damping: Real,
     #[serde(default)]
     drag: Real,
+    #[serde(default)]
+    self_collision: bool,
 }
 
 #[derive(Deserialize)]
@@ -233,12 +238,24 @@ struct RawCollider {
     rotation: Option<[Real; 3]>,
     a: Option<[Real; 3]>,
     b: Option<[Real; 3]>,
+    mesh: Option<String>,
+    position: Option<[Real; 3]>,
+    scale: Option<Real>,
+    motion: Option<RawMotion>,
     friction: Option<Real>,
     static_friction: Option<Real>,
     kinetic_friction: Option<Real>,
     #[serde(default)]
     restitution: Real,
     stiffness: Option<RawStiffness>,
+}
+
+/// A kinematic collider's motion: `{ spin = [wx, wy, wz] }` rad/s and/or `{ velocity = [..] }` m/s.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMotion {
+    spin: Option<[Real; 3]>,
+    velocity: Option<[Real; 3]>,
 }
 
 fn default_thickness() -> Real {
@@ -470,6 +487,16 @@ impl Ctx<'_> {
         })
     }
 
+    /// The OBJ file named by `file` at `key`, relative to the scene's directory.
+    fn load_mesh(&self, file: &str, key: &KeyPath) -> Result<TriMesh, SceneError> {
+        load_obj(&self.dir.join(file)).map_err(|source| SceneError::Mesh {
+            path: self.path.clone(),
+            line: self.line(key),
+            key: key.to_string(),
+            source: Box::new(source),
+        })
+    }
+
     /// A body name: given, or `<table><index>`; it names export files, so it is kept to
     /// letters, digits, `-`, `_` and `.`.
     fn name(
@@ -548,6 +575,7 @@ fn solver(raw: &RawSolver, ctx: &Ctx) -> Result<SolverParams, SceneError> {
         gravity: ctx.vec3(raw.gravity, &key.key("gravity"))?,
         damping: ctx.non_negative(raw.damping, &key.key("damping"))?,
         wind: ctx.vec3(raw.wind, &key.key("wind"))?,
+        max_displacement: ctx.non_negative(raw.max_displacement, &key.key("max_displacement"))?,
     })
 }
 
@@ -677,13 +705,7 @@ fn add_cloth(
             grid_only(c.orientation.is_some(), "orientation")?;
             grid_only(!c.pin_edges.is_empty(), "pin_edges")?;
             grid_only(c.shear.is_some(), "shear")?;
-            let mesh_key = key.key("mesh");
-            let mesh = load_obj(&ctx.dir.join(file)).map_err(|source| SceneError::Mesh {
-                path: ctx.path.clone(),
-                line: ctx.line(&mesh_key),
-                key: mesh_key.to_string(),
-                source: Box::new(source),
-            })?;
+            let mesh = ctx.load_mesh(file, &key.key("mesh"))?;
             let scale =
                 ctx.positive(c.scale.unwrap_or(1.0), &key.key("scale"), "a scale factor")?;
             let mut x: Vec<Vec3> = mesh.positions.iter().map(|p| p * scale).collect();
@@ -715,6 +737,9 @@ fn add_cloth(
         |a, b| grid_nx.is_some_and(|nx| cloth::is_grid_diagonal(nx, a, b)),
     );
     world.bodies.push(body);
+    world
+        .particle_pairs
+        .set_self_collision(index, c.self_collision);
     Ok(())
 }
 
@@ -774,16 +799,22 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         ("rotation", c.rotation.is_some()),
         ("a", c.a.is_some()),
         ("b", c.b.is_some()),
+        ("mesh", c.mesh.is_some()),
+        ("position", c.position.is_some()),
+        ("scale", c.scale.is_some()),
     ];
     let allowed: &[&str] = match c.shape.as_str() {
         "plane" => &["point", "normal"],
         "sphere" => &["center", "radius"],
         "box" => &["center", "half_extents", "rotation"],
         "capsule" => &["a", "b", "radius"],
+        "mesh" => &["mesh", "position", "scale", "rotation"],
         other => {
             return Err(ctx.invalid(
                 &key.key("shape"),
-                format!("= \"{other}\": expected \"plane\", \"sphere\", \"box\" or \"capsule\""),
+                format!(
+                    "= \"{other}\": expected \"plane\", \"sphere\", \"box\", \"capsule\" or \"mesh\""
+                ),
             ));
         }
     };
@@ -827,11 +858,27 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
                 rotation: rotation.unwrap_or_else(Quat::identity),
             }
         }
-        _ => Shape::Capsule {
+        "capsule" => Shape::Capsule {
             a: need(c.a, "a")?,
             b: need(c.b, "b")?,
             radius: radius()?,
         },
+        _ => {
+            let file = c
+                .mesh
+                .as_ref()
+                .ok_or_else(|| ctx.invalid(key, "is a mesh and needs `mesh` (an OBJ file)"))?;
+            let mesh = ctx.load_mesh(file, &key.key("mesh"))?;
+            let scale =
+                ctx.positive(c.scale.unwrap_or(1.0), &key.key("scale"), "a scale factor")?;
+            Shape::Mesh {
+                mesh: std::sync::Arc::new(MeshShape::new(&mesh, scale)),
+                position: need(c.position.or(Some([0.0; 3])), "position")?,
+                rotation: ctx
+                    .rotation(c.rotation, &key.key("rotation"))?
+                    .unwrap_or_else(Quat::identity),
+            }
+        }
     };
     let friction = c
         .friction
@@ -854,6 +901,13 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         kinetic_friction,
         restitution: ctx.in_unit(c.restitution, &key.key("restitution"))?,
         stiffness: ctx.stiffness_or_rigid(&c.stiffness, &key.key("stiffness"))?,
+        motion: c.motion.as_ref().map_or(Ok(Motion::default()), |m| {
+            let key = key.key("motion");
+            Ok(Motion {
+                velocity: ctx.vec3(m.velocity.unwrap_or_default(), &key.key("velocity"))?,
+                spin: ctx.vec3(m.spin.unwrap_or_default(), &key.key("spin"))?,
+            })
+        })?,
     })
 }
 

@@ -1,7 +1,7 @@
 //! The world: particles, constraints, colliders and bodies, and the step that advances them.
 
 use crate::bodies::Body;
-use crate::collision::Collider;
+use crate::collision::{Collider, ParticlePairs};
 use crate::constraints::ConstraintSets;
 use crate::params::SolverParams;
 use crate::particles::ParticleSet;
@@ -26,10 +26,12 @@ pub struct World {
     pub particles: ParticleSet,
     /// All constraints, one flat array per family.
     pub constraints: ConstraintSets,
-    /// Static colliders.
+    /// Colliders (static or kinematic).
     pub colliders: Vec<Collider>,
     /// Bodies, in scene order.
     pub bodies: Vec<Body>,
+    /// Which particle pairs may collide (self-collision per body), and the spatial hash.
+    pub particle_pairs: ParticlePairs,
     /// Frames simulated so far.
     pub frame: u64,
 }
@@ -75,12 +77,18 @@ impl World {
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
         cs.begin_substep(h, p.iterations);
+        self.colliders.iter_mut().for_each(|c| c.advance(h));
         apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h);
         apply_damping(ps, &self.bodies, p.damping, h);
-        predict_positions(ps, h);
+        predict_positions(ps, h, p.max_displacement);
+        sweep_colliders(ps, &self.colliders);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
+        let pairs = &mut self.particle_pairs;
+        generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         project_constraints(p.method, cs, ps, &self.colliders, p.iterations);
         update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity);
+        cs.particle_contact
+            .apply_velocity_response(ps, h, p.gravity);
     }
 
     /// Fails with the first body that has a non-finite position.

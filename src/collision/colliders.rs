@@ -1,7 +1,10 @@
-//! Static colliders: signed distance and outward normal of each shape.
+//! Colliders: signed distance and outward normal of each shape, and the scripted motion of
+//! kinematic ones.
 
+use super::mesh::MeshShape;
 use crate::constraints::Stiffness;
 use crate::math::{Quat, Real, Vec3};
+use std::sync::Arc;
 
 /// A collider's geometry.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,9 +21,26 @@ pub enum Shape {
     },
     /// All points within `radius` of the segment from `a` to `b`, m.
     Capsule { a: Vec3, b: Vec3, radius: Real },
+    /// A triangle mesh (vertices in its own frame, m), rotated by `rotation` about its origin,
+    /// which is placed at `position`.
+    Mesh {
+        mesh: Arc<MeshShape>,
+        position: Vec3,
+        rotation: Quat,
+    },
 }
 
-/// A static collider with its contact material.
+/// The scripted motion of a kinematic collider: it translates at `velocity` m/s and spins at
+/// `spin` rad/s (axis times rate) about its center ([`Shape::center`]). Zero for a static one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    /// Linear velocity, m/s.
+    pub velocity: Vec3,
+    /// Angular velocity, rad/s.
+    pub spin: Vec3,
+}
+
+/// A collider with its contact material and motion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Collider {
     /// Geometry.
@@ -33,9 +53,63 @@ pub struct Collider {
     pub restitution: Real,
     /// Stiffness of the contact constraints (default rigid).
     pub stiffness: Stiffness,
+    /// Scripted motion (default none: static).
+    pub motion: Motion,
+}
+
+impl Collider {
+    /// Moves the collider along its motion for `h` seconds: its center by `velocity · h`, and
+    /// its orientation by the rotation of angle `|spin| h` about `spin`, about the center.
+    pub fn advance(&mut self, h: Real) {
+        if self.motion == Motion::default() {
+            return;
+        }
+        let turn = Quat::from_scaled_axis(self.motion.spin * h);
+        let shift = self.motion.velocity * h;
+        let center = self.shape.center();
+        let moved = |p: &mut Vec3| *p = center + shift + turn * (*p - center);
+        match &mut self.shape {
+            Shape::Plane { point, normal } => {
+                moved(point);
+                *normal = turn * *normal;
+            }
+            Shape::Sphere { center, .. } => moved(center),
+            Shape::Box {
+                center, rotation, ..
+            }
+            | Shape::Mesh {
+                position: center,
+                rotation,
+                ..
+            } => {
+                moved(center);
+                *rotation = turn * *rotation;
+            }
+            Shape::Capsule { a, b, .. } => {
+                moved(a);
+                moved(b);
+            }
+        }
+    }
+
+    /// Velocity of the collider's surface at point `x`, m/s: `v + ω × (x − center)`.
+    pub fn surface_velocity(&self, x: Vec3) -> Vec3 {
+        self.motion.velocity + self.motion.spin.cross(&(x - self.shape.center()))
+    }
 }
 
 impl Shape {
+    /// The point a kinematic collider spins about, m: a plane's point, the center of a sphere or
+    /// box, the middle of a capsule's segment, a mesh's position (the origin of its frame).
+    pub fn center(&self) -> Vec3 {
+        match self {
+            Shape::Plane { point, .. } => *point,
+            Shape::Sphere { center, .. } | Shape::Box { center, .. } => *center,
+            Shape::Capsule { a, b, .. } => (a + b) / 2.0,
+            Shape::Mesh { position, .. } => *position,
+        }
+    }
+
     /// Signed distance from `p` to the surface (negative inside), m, and the outward unit normal
     /// of the nearest surface point.
     pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
@@ -69,6 +143,14 @@ impl Shape {
                     (d[axis], n)
                 };
                 (dist, rotation.transform_vector(&local_n))
+            }
+            Shape::Mesh {
+                mesh,
+                position,
+                rotation,
+            } => {
+                let (d, n) = mesh.distance(rotation.inverse_transform_vector(&(p - position)));
+                (d, rotation.transform_vector(&n))
             }
         }
     }
@@ -128,6 +210,32 @@ mod tests {
         assert!(close(s.distance(Vec3::new(1.0, 0.5, 0.0)).0, 0.4));
         let (d, n) = s.distance(Vec3::new(3.0, 0.0, 0.0));
         assert!(close(d, 0.9) && (n - Vec3::x()).norm() < 1e-6);
+    }
+
+    #[test]
+    fn spinning_box_turns_about_its_center_and_its_surface_moves_with_it() {
+        let mut c = Collider {
+            shape: Shape::Box {
+                center: Vec3::new(1.0, 0.0, 0.0),
+                half_extents: Vec3::new(1.0, 0.5, 0.25),
+                rotation: Quat::identity(),
+            },
+            static_friction: 0.5,
+            kinetic_friction: 0.5,
+            restitution: 0.0,
+            stiffness: Stiffness::default(),
+            motion: Motion {
+                velocity: Vec3::new(0.0, 0.0, 2.0),
+                spin: Vec3::new(0.0, 0.0, std::f32::consts::PI),
+            },
+        };
+        c.advance(0.5);
+        // Half a second: a quarter turn about z, and 1 m along z.
+        assert!((c.shape.center() - Vec3::new(1.0, 0.0, 1.0)).norm() < 1e-6);
+        let (d, _) = c.shape.distance(Vec3::new(1.0, 1.5, 1.0));
+        assert!(close(d, 0.5), "the long axis now points up: {d}");
+        let v = c.surface_velocity(Vec3::new(2.0, 0.0, 1.0));
+        assert!((v - Vec3::new(0.0, std::f32::consts::PI, 2.0)).norm() < 1e-5);
     }
 
     #[test]

@@ -1,5 +1,11 @@
 //! Collision geometry.
 
 pub mod colliders;
+pub mod mesh;
+pub mod particle_pairs;
+pub mod spatial_hash;
 
-pub use colliders::{Collider, Shape};
+pub use colliders::{Collider, Motion, Shape};
+pub use mesh::MeshShape;
+pub use particle_pairs::ParticlePairs;
+pub use spatial_hash::SpatialHash;

@@ -4,12 +4,14 @@ pub mod attachment;
 pub mod bending;
 pub mod contact;
 pub mod distance;
+pub mod particle_contact;
 pub mod stiffness;
 
 pub use attachment::AttachmentSet;
 pub use bending::DihedralSet;
 pub use contact::ContactSet;
 pub use distance::DistanceSet;
+pub use particle_contact::ParticleContactSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 
 use crate::coloring::JacobiScratch;
@@ -29,6 +31,8 @@ pub struct ConstraintSets {
     pub contact: ContactSet,
     /// Scratch buffers of the Jacobi solver.
     pub jacobi: JacobiScratch,
+    /// Particle-particle contacts of the current substep.
+    pub particle_contact: ParticleContactSet,
 }
 
 impl ConstraintSets {
@@ -52,6 +56,10 @@ impl ConstraintSets {
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
             (&mut self.attachment.materials, &mut self.attachment.lambda),
             (&mut self.contact.materials, &mut self.contact.lambda),
+            (
+                &mut self.particle_contact.materials,
+                &mut self.particle_contact.lambda,
+            ),
         ] {
             table.resolve(h, iterations);
             lambda.iter_mut().for_each(|l| *l = 0.0);

@@ -1,6 +1,7 @@
 //! Triangle meshes: OBJ import ([`obj`]), cleaning ([`clean`]) and edge topology ([`topology`]).
 
 pub mod clean;
+pub mod generate;
 pub mod obj;
 pub mod topology;
 

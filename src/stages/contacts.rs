@@ -1,4 +1,4 @@
-//! Stage 4: contact generation against static colliders.
+//! Stage 4: contact generation against colliders.
 
 use crate::collision::Collider;
 use crate::constraints::ContactSet;
@@ -14,7 +14,8 @@ pub fn generate_contacts(ps: &ParticleSet, colliders: &[Collider], contacts: &mu
         for (j, collider) in colliders.iter().enumerate() {
             let (d, n) = collider.shape.distance(ps.p[i]);
             if d < 2.0 * ps.radius[i] {
-                contacts.push(i as u32, j as u32, n.dot(&ps.v[i]));
+                let v = ps.v[i] - collider.surface_velocity(ps.x[i]);
+                contacts.push(i as u32, j as u32, n.dot(&v));
             }
         }
     }

@@ -6,8 +6,8 @@ use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending (each visited as `method` says), then attachments and contacts serially, contacts last
-/// so that they have the final word on penetration.
+/// bending (each visited as `method` says), then attachments, particle-particle contacts and
+/// collider contacts serially, contacts last so that they have the final word on penetration.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
@@ -35,6 +35,7 @@ pub fn project_constraints(
             }
         }
         cs.attachment.project_serial(ps);
+        cs.particle_contact.project_serial(ps);
         cs.contact.project_serial(ps, colliders);
     }
 }

@@ -25,16 +25,31 @@ pub fn apply_friction(
     }
 }
 
+/// Normal velocity after restitution (Müller et al. 2020, eq. 34): a contact that was
+/// approaching at `approach = v_n⁻ < 0` m/s before the substep leaves at `−e v_n⁻`, or at 0 when
+/// `|v_n⁻| ≤ 2 g h` (`g` = |gravity|, m/s²) so that resting contact does not jitter; a contact
+/// that was not approaching keeps its normal velocity `vn`.
+#[inline]
+pub fn restitution_velocity(approach: Real, vn: Real, e: Real, g: Real, h: Real) -> Real {
+    if approach >= 0.0 {
+        vn
+    } else if -approach <= 2.0 * g * h {
+        0.0
+    } else {
+        -e * approach
+    }
+}
+
 /// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then, at every contact that pushed (`λ > 0`), friction and
 /// restitution:
 ///
+/// - velocities are taken relative to the collider's surface (a kinematic collider drags what
+///   it touches);
 /// - the normal velocity change is `Δv_n = w s λ / h` (`s` the material's correction scale), and
 ///   [`apply_friction`] acts on the tangential velocity. A sticking contact also takes back this
-///   substep's tangential displacement `v_t h`: friction applied to velocities alone would let a
+///   substep's relative tangential displacement `v_t h`: friction applied to velocities alone would let a
 ///   resting particle creep down a slope by `g sin θ h²` every substep;
-/// - restitution (ibid., eq. 34): an approaching normal velocity `v_n⁻ < 0`, measured before the
-///   substep, becomes `−e v_n⁻`, or 0 when `|v_n⁻| ≤ 2 |g| h` so that resting contact does not
-///   jitter.
+/// - restitution: [`restitution_velocity`].
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
@@ -58,7 +73,8 @@ pub fn update_velocities(
         let (i, j) = (contacts.particle[c] as usize, contacts.collider[c] as usize);
         let collider = &colliders[j];
         let (_, n) = collider.shape.distance(ps.x[i]);
-        let v = ps.v[i];
+        let surface = collider.surface_velocity(ps.x[i]);
+        let v = ps.v[i] - surface;
         let vn = n.dot(&v);
         let vt = v - n * vn;
         let dvn = ps.inv_mass[i] * contacts.materials.coeffs[j].scale * contacts.lambda[c] / h;
@@ -67,17 +83,14 @@ pub fn update_velocities(
         if stuck {
             ps.x[i] -= vt * h;
         }
-        let approach = contacts.normal_velocity[c];
-        let vn = if approach < 0.0 {
-            if -approach <= 2.0 * gravity.norm() * h {
-                0.0
-            } else {
-                -collider.restitution * approach
-            }
-        } else {
-            vn
-        };
-        ps.v[i] = vt_new + n * vn;
+        let vn = restitution_velocity(
+            contacts.normal_velocity[c],
+            vn,
+            collider.restitution,
+            gravity.norm(),
+            h,
+        );
+        ps.v[i] = surface + vt_new + n * vn;
     }
 }
 

@@ -1,9 +1,9 @@
-//! The kiss3d scene of a world: cloth meshes, collider shapes, the ground grid and ropes, and a
-//! camera framed on them. The simulation stays on nalgebra; positions become glam vectors here.
+//! The kiss3d scene of a world: cloth meshes, collider shapes (kinematic ones following their
+//! motion), the ground grid and ropes, and a camera framed on them. The simulation stays on nalgebra; positions become glam vectors here.
 
 use crate::bodies::BodyKind;
-use crate::collision::Shape;
-use crate::math::{Real, Vec3};
+use crate::collision::{Motion, Shape};
+use crate::math::{Quat, Real, Vec3};
 use crate::world::World;
 use kiss3d::prelude::{
     Color, GpuMesh3d, Light, OrbitCamera3d, Quat as GQuat, Rc, RefCell, SceneNode3d, Vec3 as GVec3,
@@ -43,6 +43,8 @@ pub struct SceneView {
     /// Root of the scene graph, passed to `render_3d`.
     pub root: SceneNode3d,
     cloths: Vec<ClothNodes>,
+    /// The nodes of kinematic colliders, with the collider's index.
+    moving: Vec<(usize, SceneNode3d)>,
     /// Grid line segments over the ground planes, world coordinates.
     grid: Vec<(GVec3, GVec3)>,
 }
@@ -66,8 +68,12 @@ impl SceneView {
         )
         .set_position(GVec3::from(center) + GVec3::new(-0.6, 1.2, 1.0) * size);
         let mut grid = Vec::new();
-        for collider in &world.colliders {
-            add_collider(&mut root, &collider.shape, center, ground_size, &mut grid);
+        let mut moving = Vec::new();
+        for (i, collider) in world.colliders.iter().enumerate() {
+            let node = add_collider(&mut root, &collider.shape, center, ground_size, &mut grid);
+            if collider.motion != Motion::default() {
+                moving.push((i, node));
+            }
         }
         let cloths = world
             .bodies
@@ -84,11 +90,23 @@ impl SceneView {
                 }
             })
             .collect();
-        SceneView { root, cloths, grid }
+        SceneView {
+            root,
+            cloths,
+            moving,
+            grid,
+        }
     }
 
-    /// Moves the cloth meshes to the world's current positions and recomputes their normals.
+    /// Moves the cloth meshes to the world's current positions and recomputes their normals,
+    /// and the kinematic colliders to their current pose (a moving plane stays where it began).
     pub fn sync(&mut self, world: &World) {
+        for (i, node) in &mut self.moving {
+            if let Some((position, rotation)) = pose(&world.colliders[*i].shape) {
+                node.set_position(position);
+                node.set_rotation(rotation);
+            }
+        }
         for cloth in &mut self.cloths {
             let xs = &world.particles.x[cloth.particles.clone()];
             for node in [&mut cloth.front, &mut cloth.back] {
@@ -153,51 +171,71 @@ fn add_dynamic_mesh(
         .set_points_color(Some(PARTICLES))
 }
 
-/// Adds the node of a collider; a plane becomes a square of side `ground_size` m around the
-/// point nearest to `center`, with its grid lines appended to `grid`.
+/// Adds the node of a collider and returns it; a plane becomes a square of side `ground_size` m
+/// around the point nearest to `center`, with its grid lines appended to `grid`.
 fn add_collider(
     root: &mut SceneNode3d,
     shape: &Shape,
     center: Vec3,
     ground_size: Real,
     grid: &mut Vec<(GVec3, GVec3)>,
-) {
-    match shape {
+) -> SceneNode3d {
+    let mut node = match shape {
         Shape::Plane { point, normal } => {
             let origin = center - normal * normal.dot(&(center - point));
             let n: GVec3 = (*normal).into();
-            root.add_quad(ground_size, ground_size, 1, 1)
+            grid.extend(grid_lines(origin.into(), n, ground_size));
+            return root
+                .add_quad(ground_size, ground_size, 1, 1)
                 .set_color(GROUND)
                 .set_rotation(GQuat::from_rotation_arc(GVec3::Z, n))
                 .set_position(origin.into());
-            grid.extend(grid_lines(origin.into(), n, ground_size));
         }
-        Shape::Sphere { center, radius } => {
-            root.add_sphere_with_subdiv(*radius, 64, 32)
-                .set_color(COLLIDER)
-                .set_position((*center).into());
-        }
-        Shape::Box {
-            center,
-            half_extents,
-            rotation,
-        } => {
+        Shape::Sphere { radius, .. } => root.add_sphere_with_subdiv(*radius, 64, 32),
+        Shape::Box { half_extents, .. } => {
             let size = half_extents * 2.0;
             root.add_cube(size.x, size.y, size.z)
-                .set_color(COLLIDER)
-                .set_rotation((*rotation).into())
-                .set_position((*center).into());
         }
         Shape::Capsule { a, b, radius } => {
-            let axis: GVec3 = (b - a).into();
-            root.add_capsule_with_subdiv(*radius, axis.length(), 48, 24)
-                .set_color(COLLIDER)
-                .set_rotation(GQuat::from_rotation_arc(
-                    GVec3::Y,
-                    axis.normalize_or(GVec3::Y),
-                ))
-                .set_position(((a + b) / 2.0).into());
+            root.add_capsule_with_subdiv(*radius, (b - a).norm(), 48, 24)
         }
+        Shape::Mesh { mesh, .. } => {
+            let gpu = GpuMesh3d::new(
+                positions(&mesh.vertices),
+                mesh.triangles.clone(),
+                None,
+                None,
+                false,
+            );
+            root.add_mesh(Rc::new(RefCell::new(gpu)), GVec3::ONE)
+        }
+    };
+    if let Some((position, rotation)) = pose(shape) {
+        node.set_rotation(rotation);
+        node.set_position(position);
+    }
+    node.set_color(COLLIDER)
+}
+
+/// Where the node of a finite collider goes: its center and the rotation of its own frame (a
+/// capsule's node has its axis along y). None for a plane.
+fn pose(shape: &Shape) -> Option<(GVec3, GQuat)> {
+    match shape {
+        Shape::Plane { .. } => None,
+        Shape::Sphere { center, .. } => Some(((*center).into(), GQuat::IDENTITY)),
+        Shape::Box {
+            center, rotation, ..
+        } => Some(((*center).into(), (*rotation).into())),
+        Shape::Capsule { a, b, .. } => {
+            let axis: GVec3 = (b - a).into();
+            Some((
+                ((a + b) / 2.0).into(),
+                GQuat::from_rotation_arc(GVec3::Y, axis.normalize_or(GVec3::Y)),
+            ))
+        }
+        Shape::Mesh {
+            position, rotation, ..
+        } => Some(((*position).into(), (*rotation).into())),
     }
 }
 
@@ -246,11 +284,19 @@ pub fn scene_bounds(world: &World) -> (Vec3, Vec3) {
                 half_extents,
                 rotation,
             } => {
-                let reach = rotation.to_rotation_matrix().matrix().abs() * half_extents;
-                boxes.push((center - reach, center + reach));
+                boxes.push(rotated_box(*center, *half_extents, rotation));
             }
             Shape::Capsule { a, b, radius } => {
                 boxes.push((a.inf(b).add_scalar(-radius), a.sup(b).add_scalar(*radius)));
+            }
+            Shape::Mesh {
+                mesh,
+                position,
+                rotation,
+            } => {
+                let (lo, hi) = mesh.bounds();
+                let middle = position + rotation * ((lo + hi) / 2.0);
+                boxes.push(rotated_box(middle, (hi - lo) / 2.0, rotation));
             }
         }
     }
@@ -271,6 +317,12 @@ pub fn scene_bounds(world: &World) -> (Vec3, Vec3) {
         .fold((lo, hi), |(lo, hi), p| (lo.inf(&p), hi.sup(&p)))
 }
 
+/// Axis-aligned bounds of a box of `half_extents` m rotated by `rotation` about `center`.
+fn rotated_box(center: Vec3, half_extents: Vec3, rotation: &Quat) -> (Vec3, Vec3) {
+    let reach = rotation.to_rotation_matrix().matrix().abs() * half_extents;
+    (center - reach, center + reach)
+}
+
 /// An orbit camera looking at the middle of `bounds` from the front, above and to the right,
 /// far enough back for the whole box to fit in its 45° field of view.
 pub fn framing_camera(bounds: (Vec3, Vec3)) -> OrbitCamera3d {
@@ -288,7 +340,6 @@ mod tests {
     use super::*;
     use crate::collision::Collider;
     use crate::constraints::Stiffness;
-    use crate::math::Quat;
     use crate::params::SolverParams;
     use kiss3d::prelude::Camera3d;
 
@@ -299,6 +350,7 @@ mod tests {
             kinetic_friction: 0.5,
             restitution: 0.0,
             stiffness: Stiffness::default(),
+            motion: Default::default(),
         }
     }
 

@@ -1,0 +1,389 @@
+//! Triangle-mesh colliders: signed distance by closest point on a bounding-volume hierarchy of
+//! triangles, with the sign taken from angle-weighted pseudo-normals.
+//!
+//! The closest point `q` on the mesh to a query point `p` lies on a face, an edge or a vertex of
+//! its triangle. Bærentzen and Aanæs 2005 ("Signed Distance Computation Using the Angle Weighted
+//! Pseudonormal") prove that `p` is outside a closed mesh exactly when `(p − q)·N ≥ 0`, with `N`
+//! the pseudo-normal of that feature: the face normal on a face, the sum of the two face normals
+//! on an edge, the sum of the incident face normals weighted by their angles at a vertex. The
+//! test is local, so it also gives open meshes (a bowl, a terrain patch) a sensible sign: points
+//! behind the nearest surface, relative to its winding (counter-clockwise seen from outside), are
+//! inside. A point whose closest feature is on the boundary of an open mesh (a rim edge or
+//! vertex) is outside: nothing can be inside a surface at its edge, and this is what lets a point
+//! above the opening of a bin, or below a hole in a scanned model, count as outside. The price of
+//! a local test: an open mesh is one-sided, and a particle that ends up behind it far from the
+//! rim is pushed through to the front.
+
+use crate::math::{Real, Vec3};
+use crate::mesh::TriMesh;
+use std::collections::HashMap;
+
+/// Triangles per BVH leaf at most.
+const LEAF_SIZE: usize = 4;
+
+/// A node of the hierarchy: a box around its triangles, and either two children (`count == 0`,
+/// children at `first` and `first + 1`) or `count` triangles `order[first..first + count]`.
+#[derive(Clone, Debug, PartialEq)]
+struct Node {
+    lo: Vec3,
+    hi: Vec3,
+    first: u32,
+    count: u32,
+}
+
+/// Which feature of a triangle the closest point lies on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Feature {
+    /// Vertex `k` of the triangle.
+    Vertex(usize),
+    /// The edge from vertex `k` to vertex `(k + 1) % 3`.
+    Edge(usize),
+    /// The interior.
+    Face,
+}
+
+/// A static triangle mesh ready for distance queries, in its own frame, m.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshShape {
+    /// Vertex positions, m.
+    pub vertices: Vec<Vec3>,
+    /// Triangles, counter-clockwise seen from outside.
+    pub triangles: Vec<[u32; 3]>,
+    /// Unit normal of each triangle.
+    face_normals: Vec<Vec3>,
+    /// Pseudo-normal of each triangle's edges `[ab, bc, ca]`; zero on the boundary (outside).
+    edge_normals: Vec<[Vec3; 3]>,
+    /// Angle-weighted pseudo-normal of each vertex; zero on the boundary (outside).
+    vertex_normals: Vec<Vec3>,
+    /// The hierarchy, root first.
+    nodes: Vec<Node>,
+    /// Triangle indices in leaf order.
+    order: Vec<u32>,
+}
+
+impl MeshShape {
+    /// Builds the collider of `mesh` with its positions multiplied by `scale`. Degenerate
+    /// triangles (zero area) are dropped.
+    pub fn new(mesh: &TriMesh, scale: Real) -> Self {
+        let vertices: Vec<Vec3> = mesh.positions.iter().map(|p| p * scale).collect();
+        let corner = |t: &[u32; 3], k: usize| vertices[t[k] as usize];
+        let triangles: Vec<[u32; 3]> = mesh
+            .triangles
+            .iter()
+            .copied()
+            .filter(|t| {
+                let n = (corner(t, 1) - corner(t, 0)).cross(&(corner(t, 2) - corner(t, 0)));
+                n.norm() > Real::EPSILON * scale * scale
+            })
+            .collect();
+        let face_normals: Vec<Vec3> = triangles
+            .iter()
+            .map(|t| {
+                (corner(t, 1) - corner(t, 0))
+                    .cross(&(corner(t, 2) - corner(t, 0)))
+                    .normalize()
+            })
+            .collect();
+        let mut vertex_normals = vec![Vec3::zeros(); vertices.len()];
+        let mut by_edge: HashMap<[u32; 2], (Vec3, u32)> = HashMap::new();
+        let key = |t: &[u32; 3], k: usize| {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            [a.min(b), a.max(b)]
+        };
+        for (t, n) in triangles.iter().zip(&face_normals) {
+            for k in 0..3 {
+                let [a, b, c] = [0, 1, 2].map(|j| vertices[t[(k + j) % 3] as usize]);
+                vertex_normals[t[k] as usize] += n * (b - a).angle(&(c - a));
+                let edge = by_edge.entry(key(t, k)).or_insert((Vec3::zeros(), 0));
+                *edge = (edge.0 + n, edge.1 + 1);
+            }
+        }
+        for (edge, _) in by_edge.iter().filter(|(_, (_, uses))| *uses == 1) {
+            for &v in edge {
+                vertex_normals[v as usize] = Vec3::zeros();
+            }
+        }
+        let edge_normals = triangles
+            .iter()
+            .map(|t| {
+                [0, 1, 2].map(|k| match by_edge[&key(t, k)] {
+                    (n, 2..) => n,
+                    _ => Vec3::zeros(),
+                })
+            })
+            .collect();
+        let mut shape = MeshShape {
+            vertices,
+            triangles,
+            face_normals,
+            edge_normals,
+            vertex_normals,
+            nodes: Vec::new(),
+            order: Vec::new(),
+        };
+        shape.build_hierarchy();
+        shape
+    }
+
+    /// Axis-aligned bounds of the vertices, m.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        self.nodes
+            .first()
+            .map_or((Vec3::zeros(), Vec3::zeros()), |n| (n.lo, n.hi))
+    }
+
+    /// Signed distance from `p` to the mesh (negative inside), m, and the outward unit normal:
+    /// the direction from the closest point to `p` (reversed inside), or the face normal when
+    /// `p` lies on the surface. An empty mesh is infinitely far.
+    pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
+        let Some((q, pseudo, face)) = self.closest(p) else {
+            return (Real::MAX, Vec3::y());
+        };
+        let diff = p - q;
+        let d = diff.norm();
+        let sign = if diff.dot(&pseudo) < 0.0 { -1.0 } else { 1.0 };
+        if d <= Real::EPSILON {
+            (0.0, face)
+        } else {
+            (sign * d, diff * (sign / d))
+        }
+    }
+
+    /// The closest point on the mesh to `p`, the pseudo-normal of its feature (not unit) and
+    /// the unit normal of its triangle.
+    fn closest(&self, p: Vec3) -> Option<(Vec3, Vec3, Vec3)> {
+        let root = self.nodes.first()?;
+        let mut best: Option<(Real, Vec3, Vec3, usize)> = None;
+        // Nodes still to visit, with the squared distance from `p` to their box; the tree is
+        // balanced, so its depth stays far below the stack's size.
+        let mut stack = [(0u32, 0.0); 64];
+        stack[0] = (0, box_distance_squared(&root.lo, &root.hi, &p));
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let (n, bound) = stack[top];
+            if best.is_some_and(|(d2, ..)| bound >= d2) {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            let first = node.first as usize;
+            if node.count == 0 {
+                let near = |c: usize| {
+                    let child = &self.nodes[c];
+                    (c as u32, box_distance_squared(&child.lo, &child.hi, &p))
+                };
+                let (a, b) = (near(first), near(first + 1));
+                // The nearer child goes on top, to be visited first.
+                let (far, near) = if a.1 < b.1 { (b, a) } else { (a, b) };
+                stack[top] = far;
+                stack[top + 1] = near;
+                top += 2;
+                continue;
+            }
+            for &t in &self.order[first..first + node.count as usize] {
+                let t = t as usize;
+                let [a, b, c] = self.triangles[t].map(|i| self.vertices[i as usize]);
+                let (q, feature) = closest_on_triangle(p, a, b, c);
+                let d2 = (p - q).norm_squared();
+                if best.is_none_or(|(best_d2, ..)| d2 < best_d2) {
+                    let normal = match feature {
+                        Feature::Face => self.face_normals[t],
+                        Feature::Edge(k) => self.edge_normals[t][k],
+                        Feature::Vertex(k) => self.vertex_normals[self.triangles[t][k] as usize],
+                    };
+                    best = Some((d2, q, normal, t));
+                }
+            }
+        }
+        best.map(|(_, q, n, t)| (q, n, self.face_normals[t]))
+    }
+
+    /// Builds the hierarchy top-down, splitting each node at the median centroid along its
+    /// longest axis.
+    fn build_hierarchy(&mut self) {
+        self.order = (0..self.triangles.len() as u32).collect();
+        self.nodes.clear();
+        if self.triangles.is_empty() {
+            return;
+        }
+        let centroid = |t: u32| {
+            self.triangles[t as usize]
+                .iter()
+                .map(|&i| self.vertices[i as usize])
+                .sum::<Vec3>()
+                / 3.0
+        };
+        let centroids: Vec<Vec3> = (0..self.triangles.len() as u32).map(centroid).collect();
+        self.nodes.push(self.node_over(0, self.triangles.len()));
+        let mut todo = vec![0usize];
+        while let Some(n) = todo.pop() {
+            let (first, count) = (self.nodes[n].first as usize, self.nodes[n].count as usize);
+            if count <= LEAF_SIZE {
+                continue;
+            }
+            let axis = (self.nodes[n].hi - self.nodes[n].lo).imax();
+            let half = count / 2;
+            self.order[first..first + count].select_nth_unstable_by(half, |&a, &b| {
+                centroids[a as usize][axis].total_cmp(&centroids[b as usize][axis])
+            });
+            let children = self.nodes.len();
+            self.nodes.push(self.node_over(first, half));
+            self.nodes.push(self.node_over(first + half, count - half));
+            self.nodes[n].first = children as u32;
+            self.nodes[n].count = 0;
+            todo.extend([children, children + 1]);
+        }
+    }
+
+    /// A leaf over `order[first..first + count]`.
+    fn node_over(&self, first: usize, count: usize) -> Node {
+        let (lo, hi) = self.order[first..first + count]
+            .iter()
+            .flat_map(|&t| self.triangles[t as usize])
+            .map(|i| self.vertices[i as usize])
+            .fold(
+                (Vec3::repeat(Real::MAX), Vec3::repeat(Real::MIN)),
+                |(lo, hi), v| (lo.inf(&v), hi.sup(&v)),
+            );
+        Node {
+            lo,
+            hi,
+            first: first as u32,
+            count: count as u32,
+        }
+    }
+}
+
+/// Squared distance from `p` to the box `[lo, hi]`, m² (0 inside).
+fn box_distance_squared(lo: &Vec3, hi: &Vec3, p: &Vec3) -> Real {
+    (lo - p).sup(&(p - hi)).sup(&Vec3::zeros()).norm_squared()
+}
+
+/// The closest point to `p` on triangle `abc` and the feature it lies on, by Voronoi regions
+/// (Ericson 2005, "Real-Time Collision Detection", sec. 5.1.5).
+fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Feature) {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (a, Feature::Vertex(0));
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return (b, Feature::Vertex(1));
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return (a + ab * (d1 / (d1 - d3)), Feature::Edge(0));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return (c, Feature::Vertex(2));
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return (a + ac * (d2 / (d2 - d6)), Feature::Edge(2));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (b + (c - b) * w, Feature::Edge(1));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    (a + ab * (vb * denom) + ac * (vc * denom), Feature::Face)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube() -> TriMesh {
+        let positions = (0..8)
+            .map(|i| {
+                Vec3::new(
+                    (i & 1) as Real,
+                    ((i >> 1) & 1) as Real,
+                    ((i >> 2) & 1) as Real,
+                )
+            })
+            .map(|v| v * 2.0 - Vec3::repeat(1.0))
+            .collect();
+        // Outward-wound faces of the cube [-1, 1]³, two triangles each.
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let triangles = quads
+            .iter()
+            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
+            .collect();
+        TriMesh {
+            positions,
+            triangles,
+        }
+    }
+
+    #[test]
+    fn cube_mesh_agrees_with_the_box_distance_everywhere() {
+        let mesh = MeshShape::new(&cube(), 1.0);
+        let exact = crate::collision::Shape::Box {
+            center: Vec3::zeros(),
+            half_extents: Vec3::repeat(1.0),
+            rotation: crate::math::Quat::identity(),
+        };
+        let mut s = 7u32;
+        let mut next = || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as Real / (1u32 << 24) as Real * 4.0 - 2.0
+        };
+        for _ in 0..2000 {
+            let p = Vec3::new(next(), next(), next());
+            let (d, n) = mesh.distance(p);
+            let (de, ne) = exact.distance(p);
+            assert!((d - de).abs() < 1e-5, "at {p}: {d} vs {de}");
+            if de.abs() > 1e-3 && de > 0.0 {
+                assert!((n - ne).norm() < 1e-3, "normal at {p}: {n} vs {ne}");
+            }
+        }
+    }
+
+    #[test]
+    fn sign_is_right_on_edges_and_vertices_where_faces_meet() {
+        let mesh = MeshShape::new(&cube(), 1.0);
+        // Just inside a corner and just inside an edge: the closest feature is shared.
+        assert!(mesh.distance(Vec3::repeat(0.999)).0 < 0.0);
+        assert!(mesh.distance(Vec3::new(0.999, 0.999, 0.0)).0 < 0.0);
+        assert!(mesh.distance(Vec3::repeat(1.001)).0 > 0.0);
+        assert!(mesh.distance(Vec3::new(1.001, 1.001, 0.3)).0 > 0.0);
+    }
+
+    #[test]
+    fn open_mesh_is_inside_behind_its_faces_and_outside_at_its_rim() {
+        let mut half = cube();
+        // Drop the top face: an open box (a bin) whose floor still points down and out.
+        half.triangles
+            .retain(|t| !t.iter().all(|&i| half.positions[i as usize].y > 0.0));
+        let mesh = MeshShape::new(&half, 1.0);
+        assert!(mesh.distance(Vec3::new(0.0, -1.1, 0.0)).0 > 0.0);
+        assert!(mesh.distance(Vec3::new(0.0, -0.9, 0.0)).0 < 0.0);
+        // Above the opening the closest point is on the rim: outside, though behind a wall.
+        let (d, n) = mesh.distance(Vec3::new(0.0, 3.0, 0.0));
+        assert!((d - 5f32.sqrt()).abs() < 1e-5 && n.y > 0.0, "{d} {n}");
+    }
+
+    #[test]
+    fn blob_is_closed_and_its_distance_matches_a_sphere() {
+        let sphere = crate::mesh::generate::blob(24, 48, 0.5, |_| 1.0);
+        assert!(crate::mesh::topology::is_closed(&sphere.triangles));
+        let mesh = MeshShape::new(&sphere, 2.0);
+        assert!((mesh.distance(Vec3::new(0.0, 3.0, 0.0)).0 - 2.0).abs() < 1e-5);
+        assert!(
+            (mesh.distance(Vec3::new(0.2, 0.1, -0.3)).0 + (1.0 - 0.1400f32.sqrt())).abs() < 0.01
+        );
+    }
+}
