@@ -1,5 +1,6 @@
 //! The `supple` command line: one file per subcommand.
 
+pub mod import;
 pub mod run;
 
 use crate::params::SolverParams;
@@ -18,6 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a scene file: in a window, or headless with export and a report.
     Run(run::RunArgs),
+    /// Import an OBJ mesh as a soft body dropped on the ground, and run it like a scene.
+    Import(import::ImportArgs),
 }
 
 /// Flags that override a scene's `[solver]` settings.
@@ -60,5 +63,6 @@ fn positive_seconds(s: &str) -> Result<f32, String> {
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Import(args) => import::import(&args),
     }
 }

@@ -19,6 +19,14 @@ pub const DEFAULT_SCREENSHOT_FRAMES: u64 = 60;
 pub struct RunArgs {
     /// The scene file (TOML).
     pub scene: PathBuf,
+    #[command(flatten)]
+    pub output: RunOutput,
+}
+
+/// How a loaded scene is run: in the window, headless, or for a screenshot (`supple run` and
+/// `supple import`).
+#[derive(Args, Debug, Clone)]
+pub struct RunOutput {
     /// Simulate without a window (with a progress bar and a one-line summary).
     #[arg(long)]
     pub headless: bool,
@@ -52,7 +60,11 @@ pub struct Summary {
 
 /// Runs `supple run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
-    let mut scene = load_scene(&args.scene)?;
+    run_scene(load_scene(&args.scene)?, &args.output)
+}
+
+/// Runs a loaded scene as `args` say: a screenshot, headless, or in the window.
+pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
     args.solver.apply(&mut scene.world.params);
     if let Some(path) = &args.screenshot {
         return screenshot(

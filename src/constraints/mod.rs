@@ -5,12 +5,14 @@ pub mod bending;
 pub mod contact;
 pub mod distance;
 pub mod stiffness;
+pub mod volume;
 
 pub use attachment::AttachmentSet;
 pub use bending::DihedralSet;
 pub use contact::ContactSet;
 pub use distance::DistanceSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
+pub use volume::{PressureSet, TetVolumeSet};
 
 /// Every constraint of a world, one flat array per family.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +23,10 @@ pub struct ConstraintSets {
     pub bend_distance: DistanceSet,
     /// Dihedral-angle bending of cloth.
     pub dihedral: DihedralSet,
+    /// Tetrahedron volumes of soft bodies.
+    pub volume: TetVolumeSet,
+    /// Enclosed volumes of surface soft bodies.
+    pub pressure: PressureSet,
     /// Particles held to fixed points.
     pub attachment: AttachmentSet,
     /// Particle-collider contacts of the current substep.
@@ -38,6 +44,8 @@ impl ConstraintSets {
                 &mut self.bend_distance.lambda,
             ),
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
+            (&mut self.volume.materials, &mut self.volume.lambda),
+            (&mut self.pressure.materials, &mut self.pressure.lambda),
             (&mut self.attachment.materials, &mut self.attachment.lambda),
             (&mut self.contact.materials, &mut self.contact.lambda),
         ] {
