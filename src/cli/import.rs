@@ -97,8 +97,8 @@ fn constraint_count(scene: &Scene) -> usize {
     cs.stretch.len() + cs.dihedral.len() + cs.volume.len() + cs.pressure.len()
 }
 
-/// Loads and cleans the mesh (printing what was cleaned), writes the scene of the import (to
-/// `--out` if given) and builds it.
+/// Loads and cleans the mesh (printing what was cleaned), builds the scene of the import and
+/// writes it to `--out` if given (only once it has built).
 pub fn import_scene(args: &ImportArgs) -> anyhow::Result<Scene> {
     let raw = load_obj(&args.mesh)?;
     let (mesh, report) = clean(&raw, default_weld_tolerance(&raw));
@@ -147,11 +147,11 @@ pub fn import_scene(args: &ImportArgs) -> anyhow::Result<Scene> {
         None => (PathBuf::from(format!("{name}.toml")), mesh_abs),
     };
     let text = scene_text(args, &name, &mesh_path, scale, at, &params);
+    let world = parse_scene(&text, &scene_path)?;
     if let Some(out) = &args.out {
         write_atomic(out, text.as_bytes())?;
         println!("wrote {}", out.display());
     }
-    let world = parse_scene(&text, &scene_path)?;
     Ok(Scene { name, world })
 }
 
