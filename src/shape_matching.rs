@@ -61,12 +61,16 @@ pub struct ClusterSet {
     pub plastic: Vec<Mat3>,
 }
 
-/// Iterations of the rotation extraction per call (warm-started, so few are needed).
-const ROTATION_ITERATIONS: usize = 20;
+/// Most iterations of the rotation extraction per call; warm-started, it usually stops after a
+/// few, when the rotation step falls below [`ROTATION_TOLERANCE`].
+const ROTATION_ITERATIONS: usize = 50;
+/// Rotation step, rad, below which the extraction has converged (near `f32` precision).
+const ROTATION_TOLERANCE: Real = 1e-6;
 
 /// The rotational part of `a`, starting from the guess `q` (Müller et al. 2016, algorithm 1):
 /// repeatedly rotate `R` by `ω = Σᵢ rᵢ × aᵢ / (|Σᵢ rᵢ · aᵢ| + ε)` (`rᵢ`, `aᵢ` the columns of `R`
-/// and `a`), which turns `R` towards `a`. It returns a proper rotation (no reflection) even for
+/// and `a`), which turns `R` towards `a`, at most `iterations` times or until `|ω|` is below
+/// [`ROTATION_TOLERANCE`]. It returns a proper rotation (no reflection) even for
 /// singular or reflected `a`.
 pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
     for _ in 0..iterations {
@@ -76,7 +80,7 @@ pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
         let den: Real = (0..3).map(|i| r.column(i).dot(&a.column(i))).sum();
         let omega = num / (den.abs() + 1e-9);
         let w = omega.norm();
-        if w < 1e-9 {
+        if w < ROTATION_TOLERANCE {
             break;
         }
         q = Quat::from_axis_angle(&nalgebra::Unit::new_unchecked(omega / w), w) * q;
@@ -290,8 +294,8 @@ mod tests {
         let (mut ps, mut set) = cube_cluster(ClusterMaterial::default());
         ps.p[3] += Vec3::new(0.4, -0.3, 0.2);
         ps.p[6] -= Vec3::new(0.1, 0.5, 0.0);
-        let m = |i: usize| 1.0 / ps.inv_mass[i];
-        let cm = |p: &[Vec3]| (0..8).map(|i| p[i] * m(i)).sum::<Vec3>();
+        let w = ps.inv_mass.clone();
+        let cm = |p: &[Vec3]| (0..8).map(|i| p[i] / w[i]).sum::<Vec3>();
         let before = cm(&ps.p);
         set.match_shapes(&mut ps, 0.01);
         assert!((cm(&ps.p) - before).norm() < 1e-4);

@@ -245,8 +245,8 @@ mod tests {
         let mut q = squashed;
         for _ in 0..5 {
             let r = solve_tet_volume(q, w, v0, 0.0, [Vec3::zeros(); 4], &k);
-            for i in 0..4 {
-                q[i] += r.dp[i];
+            for (qi, dp) in q.iter_mut().zip(r.dp) {
+                *qi += dp;
             }
         }
         assert!((tet_volume(q) - v0).abs() < 1e-5 * v0);
