@@ -13,16 +13,6 @@ pub struct Skin {
 }
 
 impl Skin {
-    /// Number of embedded vertices.
-    pub fn len(&self) -> usize {
-        self.tets.len()
-    }
-
-    /// True when no vertex is embedded.
-    pub fn is_empty(&self) -> bool {
-        self.tets.is_empty()
-    }
-
     /// The surface vertices for the body's particle positions `x` (body-local), m.
     pub fn skin(&self, x: &[Vec3]) -> Vec<Vec3> {
         self.tets
