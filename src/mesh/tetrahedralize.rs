@@ -33,8 +33,6 @@ pub struct Lattice {
     pub tets: Vec<[u32; 4]>,
     /// Integer lattice coordinates of each particle.
     pub coords: Vec<[i32; 3]>,
-    /// Cell edge length, m.
-    pub cell: Real,
     /// The mesh's vertices embedded in the tets.
     pub skin: Skin,
 }
@@ -105,10 +103,7 @@ pub fn tetrahedralize(mesh: &TriMesh, resolution: u32) -> Lattice {
         keep[cell_index(cell_of(v))] = true;
     }
 
-    let mut lattice = Lattice {
-        cell,
-        ..Default::default()
-    };
+    let mut lattice = Lattice::default();
     let mut particle: HashMap<[i32; 3], u32> = HashMap::new();
     let mut id = |c: [i32; 3], l: &mut Lattice| {
         *particle.entry(c).or_insert_with(|| {
@@ -201,10 +196,7 @@ mod tests {
         );
         let skinned = l.skin.skin(&l.positions);
         for (v, s) in mesh.positions.iter().zip(&skinned) {
-            assert!(
-                (v - s).norm() < 1e-5 * l.cell.max(1.0),
-                "{v:?} skins to {s:?}"
-            );
+            assert!((v - s).norm() < 1e-5, "{v:?} skins to {s:?}");
         }
         for w in &l.skin.weights {
             assert!(w.iter().all(|&x| x >= 0.0) && (w.iter().sum::<Real>() - 1.0).abs() < 1e-5);
