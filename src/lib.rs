@@ -18,6 +18,7 @@
 //!
 //! Units are metres, seconds and kilograms; y is up. Scenes are TOML files ([`scene`]).
 
+pub mod bench;
 pub mod bodies;
 pub mod cli;
 pub mod collision;

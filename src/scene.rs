@@ -768,7 +768,7 @@ fn add_cloth(
         &pinned,
         mass,
         &material,
-        |a, b| grid_nx.is_some_and(|nx| a.abs_diff(b) != 1 && a.abs_diff(b) != nx),
+        |a, b| grid_nx.is_some_and(|nx| cloth::is_grid_diagonal(nx, a, b)),
     );
     world.bodies.push(body);
     Ok(())

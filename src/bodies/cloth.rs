@@ -72,6 +72,12 @@ pub fn grid(
     (x, tris)
 }
 
+/// True when particles `a` and `b` of a grid of `nx` columns (see [`grid`]) are a cell diagonal
+/// (a shear edge) rather than a grid line (a stretch edge).
+pub fn is_grid_diagonal(nx: u32, a: u32, b: u32) -> bool {
+    a.abs_diff(b) != 1 && a.abs_diff(b) != nx
+}
+
 /// Rotates `positions` by `rotation` about their bounding-box center and moves that center to
 /// `center` (keeps it where it is when `None`).
 pub fn place(positions: &mut [Vec3], rotation: Quat, center: Option<Vec3>) {

@@ -1,5 +1,6 @@
 //! The `supple` command line: one file per subcommand.
 
+pub mod bench;
 pub mod import;
 pub mod run;
 
@@ -21,6 +22,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Import an OBJ mesh as a soft body dropped on the ground, and run it like a scene.
     Import(import::ImportArgs),
+    /// Run a benchmark and write its CSV, Markdown table and plots.
+    Bench {
+        #[command(subcommand)]
+        command: bench::BenchCommand,
+    },
 }
 
 /// Flags that override a scene's `[solver]` settings.
@@ -64,5 +70,6 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Import(args) => import::import(&args),
+        Command::Bench { command } => bench::run(&command),
     }
 }

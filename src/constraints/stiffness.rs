@@ -49,6 +49,15 @@ pub struct Coeffs {
 }
 
 impl Stiffness {
+    /// The model's name in scene files: `pbd`, `pbd_corrected` or `xpbd`.
+    pub fn model_name(&self) -> &'static str {
+        match self {
+            Stiffness::Pbd { .. } => "pbd",
+            Stiffness::PbdCorrected { .. } => "pbd_corrected",
+            Stiffness::Xpbd { .. } => "xpbd",
+        }
+    }
+
     /// The coefficients for a substep of `h` seconds with `iterations` solver iterations.
     pub fn coeffs(&self, h: Real, iterations: u32) -> Coeffs {
         match *self {

@@ -99,38 +99,9 @@ fn render_still(mut world: World, title: &str, frames: u64, path: &Path) -> anyh
     let font = Font::default();
     window.draw_text(&caption, position, TEXT_SIZE_PX, &font, interactive::TEXT);
     let image = block_on(surface.render_image_3d(&mut view.root, &mut camera));
-    write_atomically(path, |temp| image.save(temp))
-}
-
-/// Writes a file with `write` to a temporary name next to `path` (ending in `.png`, which the
-/// image encoder reads), then renames it to `path`, so that `path` is never half written.
-fn write_atomically<E: std::fmt::Display>(
-    path: &Path,
-    write: impl FnOnce(&Path) -> Result<(), E>,
-) -> anyhow::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow::anyhow!("{} has no file name", path.display()))?;
-    let temp = path.with_file_name(format!(
-        ".{}.{}.png",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = write(&temp)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", temp.display()))
-        .and_then(|()| {
-            std::fs::rename(&temp, path).map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot rename {} to {}: {e}",
-                    temp.display(),
-                    path.display()
-                )
-            })
-        });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
+    let mut png = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut png, image::ImageFormat::Png)?;
+    Ok(crate::export::write_atomic(path, png.get_ref())?)
 }
 
 /// Creates the window, turning kiss3d's panics (when the display cannot be opened or there is no
