@@ -53,16 +53,17 @@ pub fn vertex_normals(x: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
         .collect()
 }
 
-/// The OBJ text of `body` at positions `x` (the world's): vertices in the body's own order;
-/// a cloth with per-vertex normals and faces `f a//a b//b c//c`, a rope as one polyline `l`.
+/// The OBJ text of `body` at positions `x` (the world's): its [surface](Body::surface)
+/// vertices in order; a cloth or soft body with per-vertex normals and faces
+/// `f a//a b//b c//c`, a rope as one polyline `l`.
 pub fn body_obj(body: &Body, x: &[Vec3]) -> String {
-    let x = &x[body.particles.clone()];
+    let x = &body.surface(x);
     let mut s = format!("# Supple body '{}'\no {}\n", body.name, body.name);
     for p in x {
         let _ = writeln!(s, "v {} {} {}", p.x, p.y, p.z);
     }
     match body.kind {
-        BodyKind::Cloth => {
+        BodyKind::Cloth | BodyKind::Soft => {
             for n in vertex_normals(x, &body.triangles) {
                 let _ = writeln!(s, "vn {} {} {}", n.x, n.y, n.z);
             }

@@ -10,9 +10,11 @@
 //! 3. [`predict_positions`](stages::predict): `p = x + h v`;
 //! 4. [`generate_contacts`](stages::contacts): particles near static colliders;
 //! 5. [`project_constraints`](stages::project): `iterations` passes over the [constraint
-//!    families](constraints) (distance, bending, attachment, contact), each with its
+//!    families](constraints) (distance, bending, volume, attachment, contact), each with its
 //!    [stiffness model](constraints::stiffness);
-//! 6. [`update_velocities`](stages::velocities): `v = (p − x) / h`, with friction and restitution.
+//! 6. [`match_shapes`](shape_matching::ClusterSet::match_shapes): shape-matching clusters
+//!    (Müller et al. 2005), in a fixed order;
+//! 7. [`update_velocities`](stages::velocities): `v = (p − x) / h`, with friction and restitution.
 //!
 //! Units are metres, seconds and kilograms; y is up. Scenes are TOML files ([`scene`]).
 
@@ -29,6 +31,7 @@ pub mod mesh;
 pub mod params;
 pub mod particles;
 pub mod scene;
+pub mod shape_matching;
 pub mod stages;
 pub mod stats;
 #[cfg(feature = "viewer")]

@@ -7,12 +7,17 @@
 
 use crate::bodies::cloth::{self, BendKind, ClothMaterial};
 use crate::bodies::rope::{self, RopeSpec};
+use crate::bodies::soft_body::{
+    SoftBodyError, SoftMaterial, SoftModel, add_soft_body, fit_scale, place_mesh,
+};
 use crate::collision::{Collider, MeshShape, Motion, Shape};
 use crate::constraints::Stiffness;
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::TriMesh;
+use crate::mesh::clean::{clean, default_weld_tolerance};
 use crate::mesh::obj::{ObjError, load_obj};
 use crate::params::{SolverMethod, SolverParams};
+use crate::shape_matching::ClusterMaterial;
 use crate::world::World;
 use serde::Deserialize;
 use std::fmt;
@@ -51,6 +56,14 @@ pub enum SceneError {
         line: Option<usize>,
         key: String,
         source: Box<ObjError>,
+    },
+    /// A mesh cannot become the soft body asked for.
+    #[error("{path}{}: `{key}`: {source}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    SoftBody {
+        path: String,
+        line: Option<usize>,
+        key: String,
+        source: SoftBodyError,
     },
 }
 
@@ -126,6 +139,8 @@ struct RawScene {
     rope: Vec<RawRope>,
     #[serde(default)]
     cloth: Vec<RawCloth>,
+    #[serde(default)]
+    soft_body: Vec<RawSoftBody>,
     #[serde(default)]
     collider: Vec<RawCollider>,
 }
@@ -224,6 +239,41 @@ struct RawCloth {
     drag: Real,
     #[serde(default)]
     self_collision: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSoftBody {
+    name: Option<String>,
+    mesh: String,
+    model: Option<String>,
+    resolution: Option<i64>,
+    mass: Real,
+    center: Option<[Real; 3]>,
+    rotation: Option<[Real; 3]>,
+    fit: Option<Real>,
+    scale: Option<Real>,
+    edge: Option<RawStiffness>,
+    volume: Option<RawStiffness>,
+    bend: Option<RawStiffness>,
+    pressure: Option<Real>,
+    shape: Option<RawShape>,
+    #[serde(default = "default_thickness")]
+    thickness: Real,
+    #[serde(default)]
+    damping: Real,
+}
+
+/// Shape-matching material: `{ stiffness, beta, yield, creep, max }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShape {
+    stiffness: Option<Real>,
+    beta: Option<Real>,
+    #[serde(rename = "yield")]
+    plastic_yield: Option<Real>,
+    creep: Option<Real>,
+    max: Option<Real>,
 }
 
 #[derive(Deserialize)]
@@ -541,6 +591,12 @@ fn build(raw: &RawScene, ctx: &Ctx) -> Result<World, SceneError> {
             ctx,
         )?;
     }
+    for (n, s) in raw.soft_body.iter().enumerate() {
+        let key = KeyPath::item("soft_body", n);
+        let name = ctx.name(&s.name, &key, format!("soft_body{n}"))?;
+        add_soft(&mut world, s, &key, &name, ctx)?;
+        names.push((name, key));
+    }
     for (i, (name, key)) in names.iter().enumerate() {
         if names[..i].iter().any(|(other, _)| other == name) {
             return Err(ctx.invalid(
@@ -741,6 +797,134 @@ fn add_cloth(
         .particle_pairs
         .set_self_collision(index, c.self_collision);
     Ok(())
+}
+
+fn add_soft(
+    world: &mut World,
+    s: &RawSoftBody,
+    key: &KeyPath,
+    name: &str,
+    ctx: &Ctx,
+) -> Result<(), SceneError> {
+    let defaults = SoftMaterial::default();
+    let model = match &s.model {
+        None => defaults.model,
+        Some(m) => SoftModel::from_name(m).ok_or_else(|| {
+            let names: Vec<&str> = SoftModel::ALL.iter().map(|m| m.name()).collect();
+            ctx.invalid(
+                &key.key("model"),
+                format!("= \"{m}\": expected one of {}", names.join(", ")),
+            )
+        })?,
+    };
+    let applies = |present: bool, k: &'static str, ok: &[SoftModel]| {
+        ctx.check(!present || ok.contains(&model), &key.key(k), || {
+            let names: Vec<&str> = ok.iter().map(|m| m.name()).collect();
+            format!(
+                "does not apply to model \"{}\" (only to {})",
+                model.name(),
+                names.join(", ")
+            )
+        })
+    };
+    use SoftModel::{Clusters, Rigid, Surface, Tets};
+    applies(
+        s.resolution.is_some(),
+        "resolution",
+        &[Tets, Clusters, Rigid],
+    )?;
+    applies(s.edge.is_some(), "edge", &[Tets, Surface])?;
+    applies(s.volume.is_some(), "volume", &[Tets, Surface])?;
+    applies(s.bend.is_some(), "bend", &[Surface])?;
+    applies(s.pressure.is_some(), "pressure", &[Surface])?;
+    applies(s.shape.is_some(), "shape", &[Clusters, Rigid])?;
+    let stiffness = |raw: &Option<RawStiffness>, k: &'static str, default: Stiffness| {
+        raw.as_ref()
+            .map_or(Ok(default), |r| Ok(ctx.stiffness(r, &key.key(k), false)?.0))
+    };
+    let shape_default = ClusterMaterial {
+        stiffness: if model == Rigid {
+            1.0
+        } else {
+            defaults.shape.stiffness
+        },
+        ..defaults.shape
+    };
+    let shape = match &s.shape {
+        None => shape_default,
+        Some(r) => {
+            let k = key.key("shape");
+            ClusterMaterial {
+                stiffness: ctx.in_unit(
+                    r.stiffness.unwrap_or(shape_default.stiffness),
+                    &k.key("stiffness"),
+                )?,
+                beta: ctx.in_unit(r.beta.unwrap_or(0.0), &k.key("beta"))?,
+                plastic_yield: r
+                    .plastic_yield
+                    .map(|y| ctx.non_negative(y, &k.key("yield")))
+                    .transpose()?
+                    .unwrap_or(Real::INFINITY),
+                creep: ctx.non_negative(r.creep.unwrap_or(0.0), &k.key("creep"))?,
+                max: ctx.non_negative(r.max.unwrap_or(0.0), &k.key("max"))?,
+            }
+        }
+    };
+    let material = SoftMaterial {
+        model,
+        resolution: s
+            .resolution
+            .map(|r| ctx.count(r, &key.key("resolution"), 1))
+            .transpose()?
+            .unwrap_or(defaults.resolution),
+        edge: stiffness(&s.edge, "edge", defaults.edge)?,
+        volume: stiffness(&s.volume, "volume", defaults.volume)?,
+        bend: stiffness(&s.bend, "bend", defaults.bend)?,
+        pressure: ctx.positive(
+            s.pressure.unwrap_or(defaults.pressure),
+            &key.key("pressure"),
+            "a pressure factor",
+        )?,
+        shape,
+        thickness: ctx.positive(s.thickness, &key.key("thickness"), "a distance in m")?,
+        damping: ctx.in_unit(s.damping, &key.key("damping"))?,
+    };
+    let mass = ctx.positive(s.mass, &key.key("mass"), "a mass in kg")?;
+    let center = s
+        .center
+        .map(|v| ctx.vec3(v, &key.key("center")))
+        .transpose()?;
+    let rotation = ctx.rotation(s.rotation, &key.key("rotation"))?;
+    let mesh_key = key.key("mesh");
+    let raw_mesh = load_obj(&ctx.dir.join(&s.mesh)).map_err(|source| SceneError::Mesh {
+        path: ctx.path.clone(),
+        line: ctx.line(&mesh_key),
+        key: mesh_key.to_string(),
+        source: Box::new(source),
+    })?;
+    let (mut mesh, _) = clean(&raw_mesh, default_weld_tolerance(&raw_mesh));
+    let scale = match (s.fit, s.scale) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.invalid(
+                &key.key("scale"),
+                "and `fit` are both given: expected one (a scale factor or a size in m)",
+            ));
+        }
+        (Some(fit), None) => fit_scale(&mesh, ctx.positive(fit, &key.key("fit"), "a size in m")?),
+        (None, scale) => ctx.positive(scale.unwrap_or(1.0), &key.key("scale"), "a scale factor")?,
+    };
+    place_mesh(
+        &mut mesh,
+        scale,
+        rotation.unwrap_or_else(Quat::identity),
+        center,
+    );
+    add_soft_body(world, name, &mesh, mass, &material).map_err(|source| SceneError::SoftBody {
+        path: ctx.path.clone(),
+        line: ctx.line(&mesh_key),
+        key: mesh_key.to_string(),
+        source,
+    })
 }
 
 /// The particles pinned by `pin = [[i, j], ..]` and `pin_edges = ["i=0", ..]` on an `nx × nz` grid.

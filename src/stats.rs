@@ -9,7 +9,8 @@ use serde::Serialize;
 pub struct BodyStats {
     /// The body's name.
     pub name: String,
-    /// Current volume, m³ (0 for cloth and rope).
+    /// Current volume, m³: the tet volume of a `tets` or `clusters` soft body, the enclosed
+    /// volume of a `surface` one (0 for cloth and rope).
     pub volume: Real,
     /// Rest volume, m³ (0 for cloth and rope).
     pub rest_volume: Real,
@@ -71,8 +72,8 @@ impl FrameStats {
                 };
                 BodyStats {
                     name: b.name.clone(),
-                    volume: 0.0,
-                    rest_volume: 0.0,
+                    volume: b.volume(&ps.x),
+                    rest_volume: b.rest_volume,
                     center_of_mass: com.into(),
                 }
             })

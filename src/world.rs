@@ -5,6 +5,7 @@ use crate::collision::{Collider, ParticlePairs};
 use crate::constraints::ConstraintSets;
 use crate::params::SolverParams;
 use crate::particles::ParticleSet;
+use crate::shape_matching::ClusterSet;
 use crate::stages::*;
 
 /// A simulation that cannot go on.
@@ -26,6 +27,8 @@ pub struct World {
     pub particles: ParticleSet,
     /// All constraints, one flat array per family.
     pub constraints: ConstraintSets,
+    /// Shape-matching clusters, matched after the constraint projection.
+    pub clusters: ClusterSet,
     /// Colliders (static or kinematic).
     pub colliders: Vec<Collider>,
     /// Bodies, in scene order.
@@ -86,6 +89,7 @@ impl World {
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         project_constraints(p.method, cs, ps, &self.colliders, p.iterations);
+        self.clusters.match_shapes(ps, h);
         update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity);
         cs.particle_contact
             .apply_velocity_response(ps, h, p.gravity);

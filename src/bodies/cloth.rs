@@ -152,6 +152,9 @@ pub fn add_cloth(
         triangles,
         damping: material.damping,
         drag: material.drag,
+        skin: None,
+        tets: Vec::new(),
+        rest_volume: 0.0,
     }
 }
 

@@ -1,9 +1,14 @@
-//! Bodies: named groups of particles with the constraints that make them cloth or rope.
+//! Bodies: named groups of particles with the constraints that make them cloth, rope or soft
+//! bodies.
 
 pub mod cloth;
 pub mod rope;
+pub mod soft_body;
 
-use crate::math::Real;
+use crate::constraints::volume::enclosed_volume;
+use crate::math::{Real, Vec3};
+use crate::mesh::skinning::Skin;
+use crate::mesh::tetrahedralize::tet_volume;
 use std::ops::Range;
 
 /// What a body is made of.
@@ -13,6 +18,9 @@ pub enum BodyKind {
     Cloth,
     /// A chain of particles.
     Rope,
+    /// A closed or open surface filled by tets, shape-matching clusters or pressure
+    /// ([`soft_body`]).
+    Soft,
 }
 
 /// A body of the world.
@@ -20,15 +28,51 @@ pub enum BodyKind {
 pub struct Body {
     /// Name, unique in the scene; used for export file names and reports.
     pub name: String,
-    /// Cloth or rope.
+    /// Cloth, rope or soft body.
     pub kind: BodyKind,
     /// The body's particles: a contiguous range of the world's particles, in the body's own order.
     pub particles: Range<usize>,
-    /// Triangles of a cloth, as indices local to the body (0 is `particles.start`).
+    /// Triangles of the rendered surface of a cloth or soft body: indices of the body's
+    /// [`surface`](Body::surface) vertices (its particles, or its skinned vertices).
     pub triangles: Vec<[u32; 3]>,
     /// Müller et al. 2007 damping coefficient in [0, 1]: the fraction of non-rigid velocity
     /// removed every substep (0: none).
     pub damping: Real,
     /// Aerodynamic coefficient `½ ρ C_d` of a cloth, kg/m³ (0: no air).
     pub drag: Real,
+    /// The surface of a soft body embedded in its tets: the vertices that are rendered and
+    /// exported are skinned from the particles. `None` when the particles are the vertices.
+    pub skin: Option<Skin>,
+    /// Tets of a volumetric soft body (indices local to the body), whose total volume is the
+    /// body's volume.
+    pub tets: Vec<[u32; 4]>,
+    /// Rest volume of a soft body, m³ (0 for cloth and rope).
+    pub rest_volume: Real,
+}
+
+impl Body {
+    /// The vertices of the body's surface at world positions `x`, m: the skinned surface of a
+    /// soft body with tets, the body's particles otherwise.
+    pub fn surface(&self, x: &[Vec3]) -> Vec<Vec3> {
+        let x = &x[self.particles.clone()];
+        match &self.skin {
+            Some(skin) => skin.skin(x),
+            None => x.to_vec(),
+        }
+    }
+
+    /// Volume at world positions `x`, m³: the total tet volume of a body with tets, the
+    /// enclosed volume of a surface soft body, 0 for cloth and rope.
+    pub fn volume(&self, x: &[Vec3]) -> Real {
+        let x = &x[self.particles.clone()];
+        match self.kind {
+            BodyKind::Soft if !self.tets.is_empty() => self
+                .tets
+                .iter()
+                .map(|t| tet_volume(t.map(|i| x[i as usize])))
+                .sum(),
+            BodyKind::Soft => enclosed_volume(x, &self.triangles),
+            BodyKind::Cloth | BodyKind::Rope => 0.0,
+        }
+    }
 }

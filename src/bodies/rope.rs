@@ -74,5 +74,8 @@ pub fn add_rope(
         triangles: Vec::new(),
         damping: spec.damping,
         drag: 0.0,
+        skin: None,
+        tets: Vec::new(),
+        rest_volume: 0.0,
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_step;
+pub mod import;
 pub mod run;
 
 use crate::params::{SolverMethod, SolverParams};
@@ -20,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a scene file: in a window, or headless with export and a report.
     Run(run::RunArgs),
+    /// Import an OBJ mesh as a soft body dropped on the ground, and run it like a scene.
+    Import(import::ImportArgs),
     /// Benchmarks: stiffness vs iterations, and the step on workload W.
     Bench {
         #[command(subcommand)]
@@ -83,6 +86,7 @@ pub fn parse_method(s: &str) -> Result<SolverMethod, String> {
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Import(args) => import::import(&args),
         Command::Bench { command } => bench::run(&command),
     }
 }

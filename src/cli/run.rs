@@ -19,6 +19,14 @@ pub const DEFAULT_SCREENSHOT_FRAMES: u64 = 60;
 pub struct RunArgs {
     /// The scene file (TOML).
     pub scene: PathBuf,
+    #[command(flatten)]
+    pub output: RunOutput,
+}
+
+/// How a loaded scene is run: in the window, headless, or for a screenshot (`supple run` and
+/// `supple import`).
+#[derive(Args, Debug, Clone)]
+pub struct RunOutput {
     /// Simulate without a window (with a progress bar and a one-line summary).
     #[arg(long)]
     pub headless: bool,
@@ -55,12 +63,16 @@ pub struct Summary {
 
 /// Runs `supple run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    run_scene(load_scene(&args.scene)?, &args.output)
+}
+
+/// Runs a loaded scene as `args` say: a screenshot, headless, or in the window.
+pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(t as usize)
             .build_global()?;
     }
-    let mut scene = load_scene(&args.scene)?;
     args.solver.apply(&mut scene.world.params);
     if let Some(path) = &args.screenshot {
         return screenshot(

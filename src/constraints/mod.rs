@@ -6,6 +6,7 @@ pub mod contact;
 pub mod distance;
 pub mod particle_contact;
 pub mod stiffness;
+pub mod volume;
 
 pub use attachment::AttachmentSet;
 pub use bending::DihedralSet;
@@ -13,6 +14,7 @@ pub use contact::ContactSet;
 pub use distance::DistanceSet;
 pub use particle_contact::ParticleContactSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
+pub use volume::{PressureSet, TetVolumeSet};
 
 use crate::coloring::JacobiScratch;
 
@@ -25,6 +27,10 @@ pub struct ConstraintSets {
     pub bend_distance: DistanceSet,
     /// Dihedral-angle bending of cloth.
     pub dihedral: DihedralSet,
+    /// Tetrahedron volumes of soft bodies.
+    pub volume: TetVolumeSet,
+    /// Enclosed volumes of surface soft bodies.
+    pub pressure: PressureSet,
     /// Particles held to fixed points.
     pub attachment: AttachmentSet,
     /// Particle-collider contacts of the current substep.
@@ -54,6 +60,8 @@ impl ConstraintSets {
                 &mut self.bend_distance.lambda,
             ),
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
+            (&mut self.volume.materials, &mut self.volume.lambda),
+            (&mut self.pressure.materials, &mut self.pressure.lambda),
             (&mut self.attachment.materials, &mut self.attachment.lambda),
             (&mut self.contact.materials, &mut self.contact.lambda),
             (

@@ -1,9 +1,13 @@
-//! Triangle meshes: OBJ import ([`obj`]), cleaning ([`clean`]) and edge topology ([`topology`]).
+//! Triangle meshes: OBJ import ([`obj`]), cleaning ([`clean`]), edge topology ([`topology`]),
+//! inside/outside ([`winding`]), tet lattices ([`tetrahedralize`]) and skinning ([`skinning`]).
 
 pub mod clean;
 pub mod generate;
 pub mod obj;
+pub mod skinning;
+pub mod tetrahedralize;
 pub mod topology;
+pub mod winding;
 
 pub use crate::math::{Real, Vec3};
 

@@ -6,8 +6,9 @@ use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending (each visited as `method` says), then attachments, particle-particle contacts and
-/// collider contacts serially, contacts last so that they have the final word on penetration.
+/// bending (each visited as `method` says), then serially tet volumes, enclosed volumes,
+/// attachments, particle-particle contacts and collider contacts, contacts last so that they
+/// have the final word on penetration.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
@@ -34,6 +35,8 @@ pub fn project_constraints(
                 cs.dihedral.project_jacobi(ps, &mut cs.jacobi);
             }
         }
+        cs.volume.project_serial(ps);
+        cs.pressure.project_serial(ps);
         cs.attachment.project_serial(ps);
         cs.particle_contact.project_serial(ps);
         cs.contact.project_serial(ps, colliders);

@@ -2,7 +2,8 @@
 //! ([`screenshot`]) of a [`World`].
 //!
 //! Cloth is drawn as a smooth-shaded mesh, orange on the front and blue on the back, with its
-//! normals recomputed every frame; ropes as lines; planes as a ground square with a grid; the
+//! normals recomputed every frame; soft bodies likewise (green outside, purple inside), as their
+//! skinned surface; ropes as lines; planes as a ground square with a grid; the
 //! other colliders as solids. The window runs the simulation at real time in fixed frames of
 //! `world.params.dt` seconds (see [`pacing`]) and lets the user grab particles ([`picking`]).
 

@@ -1,5 +1,6 @@
-//! The kiss3d scene of a world: cloth meshes, collider shapes (kinematic ones following their
-//! motion), the ground grid and ropes, and a camera framed on them. The simulation stays on nalgebra; positions become glam vectors here.
+//! The kiss3d scene of a world: cloth and soft-body meshes, collider shapes (kinematic ones
+//! following their motion), the ground grid and ropes, and a camera framed on them. The
+//! simulation stays on nalgebra; positions become glam vectors here.
 
 use crate::bodies::BodyKind;
 use crate::collision::{Motion, Shape};
@@ -9,7 +10,6 @@ use kiss3d::prelude::{
     Color, GpuMesh3d, Light, OrbitCamera3d, Quat as GQuat, Rc, RefCell, SceneNode3d, Vec3 as GVec3,
     Window,
 };
-use std::ops::Range;
 
 /// Background of the view: a pale blue-grey sky.
 pub const BACKGROUND: Color = Color::new(0.62, 0.69, 0.77, 1.0);
@@ -17,6 +17,9 @@ pub const BACKGROUND: Color = Color::new(0.62, 0.69, 0.77, 1.0);
 const CLOTH_FRONT: Color = Color::new(0.90, 0.42, 0.18, 1.0);
 /// Back side of cloth.
 const CLOTH_BACK: Color = Color::new(0.20, 0.50, 0.72, 1.0);
+/// Outside of a soft body's surface, and inside (seen through holes of an open mesh).
+const SOFT_FRONT: Color = Color::new(0.36, 0.66, 0.32, 1.0);
+const SOFT_BACK: Color = Color::new(0.55, 0.35, 0.55, 1.0);
 /// Wireframe edges and particles drawn over cloth.
 const CLOTH_EDGES: Color = Color::new(0.15, 0.12, 0.10, 1.0);
 const PARTICLES: Color = Color::new(0.95, 0.95, 0.20, 1.0);
@@ -30,10 +33,11 @@ const PARTICLE_SIZE_PX: f32 = 4.0;
 /// Grid lines on each side of a ground plane's center.
 const GRID_HALF_LINES: i32 = 10;
 
-/// The nodes drawing one cloth: the same triangles twice, wound both ways, each culled from
-/// behind, so that the two sides get their own colour and their own lighting.
-struct ClothNodes {
-    particles: Range<usize>,
+/// The nodes drawing one cloth or soft body: the same triangles twice, wound both ways, each
+/// culled from behind, so that the two sides get their own colour and their own lighting.
+struct SurfaceNodes {
+    /// Index of the body in the world.
+    body: usize,
     front: SceneNode3d,
     back: SceneNode3d,
 }
@@ -42,7 +46,7 @@ struct ClothNodes {
 pub struct SceneView {
     /// Root of the scene graph, passed to `render_3d`.
     pub root: SceneNode3d,
-    cloths: Vec<ClothNodes>,
+    surfaces: Vec<SurfaceNodes>,
     /// The nodes of kinematic colliders, with the collider's index.
     moving: Vec<(usize, SceneNode3d)>,
     /// Grid line segments over the ground planes, world coordinates.
@@ -75,31 +79,37 @@ impl SceneView {
                 moving.push((i, node));
             }
         }
-        let cloths = world
+        let surfaces = world
             .bodies
             .iter()
-            .filter(|b| b.kind == BodyKind::Cloth)
-            .map(|body| {
-                let coords = positions(&world.particles.x[body.particles.clone()]);
+            .enumerate()
+            .filter(|(_, b)| b.kind != BodyKind::Rope)
+            .map(|(index, body)| {
+                let coords = positions(&body.surface(&world.particles.x));
                 let back_faces = body.triangles.iter().map(|&[a, b, c]| [a, c, b]).collect();
-                ClothNodes {
-                    particles: body.particles.clone(),
+                let (front, back) = match body.kind {
+                    BodyKind::Soft => (SOFT_FRONT, SOFT_BACK),
+                    BodyKind::Cloth | BodyKind::Rope => (CLOTH_FRONT, CLOTH_BACK),
+                };
+                SurfaceNodes {
+                    body: index,
                     front: add_dynamic_mesh(&mut root, coords.clone(), body.triangles.clone())
-                        .set_color(CLOTH_FRONT),
-                    back: add_dynamic_mesh(&mut root, coords, back_faces).set_color(CLOTH_BACK),
+                        .set_color(front),
+                    back: add_dynamic_mesh(&mut root, coords, back_faces).set_color(back),
                 }
             })
             .collect();
         SceneView {
             root,
-            cloths,
+            surfaces,
             moving,
             grid,
         }
     }
 
-    /// Moves the cloth meshes to the world's current positions and recomputes their normals,
-    /// and the kinematic colliders to their current pose (a moving plane stays where it began).
+    /// Moves the cloth and soft-body meshes to the world's current positions (skinning soft
+    /// bodies) and recomputes their normals, and the kinematic colliders to their current pose
+    /// (a moving plane stays where it began).
     pub fn sync(&mut self, world: &World) {
         for (i, node) in &mut self.moving {
             if let Some((position, rotation)) = pose(&world.colliders[*i].shape) {
@@ -107,11 +117,11 @@ impl SceneView {
                 node.set_rotation(rotation);
             }
         }
-        for cloth in &mut self.cloths {
-            let xs = &world.particles.x[cloth.particles.clone()];
-            for node in [&mut cloth.front, &mut cloth.back] {
+        for surface in &mut self.surfaces {
+            let xs = world.bodies[surface.body].surface(&world.particles.x);
+            for node in [&mut surface.front, &mut surface.back] {
                 node.modify_vertices(&mut |vs| {
-                    for (v, x) in vs.iter_mut().zip(xs) {
+                    for (v, x) in vs.iter_mut().zip(&xs) {
                         *v = (*x).into();
                     }
                 });
@@ -120,20 +130,21 @@ impl SceneView {
         }
     }
 
-    /// Shows or hides the edges of every cloth triangle.
+    /// Shows or hides the edges of every cloth and soft-body triangle.
     pub fn set_wireframe(&mut self, on: bool) {
-        for cloth in &mut self.cloths {
-            cloth
+        for surface in &mut self.surfaces {
+            surface
                 .front
                 .set_lines_width(if on { 1.0 } else { 0.0 }, false);
         }
     }
 
-    /// Shows or hides cloth particles as dots (rope particles are drawn by `draw_lines`).
+    /// Shows or hides the vertices of cloth and soft-body surfaces as dots (rope particles are
+    /// drawn by `draw_lines`).
     pub fn set_particles(&mut self, on: bool) {
-        for cloth in &mut self.cloths {
+        for surface in &mut self.surfaces {
             let size = if on { PARTICLE_SIZE_PX } else { 0.0 };
-            cloth.front.set_points_size(size, false);
+            surface.front.set_points_size(size, false);
         }
     }
 

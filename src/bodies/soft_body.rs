@@ -1,0 +1,339 @@
+//! Soft bodies from a surface mesh, in one of four models:
+//!
+//! - `tets`: a lattice of particles over the inside ([`tetrahedralize`]), with a distance
+//!   constraint on every tet edge and a volume constraint per tet; the mesh is skinned in the tets;
+//! - `clusters`: the same lattice, held by overlapping shape-matching clusters of 3 × 3 × 3
+//!   lattice points centred every second lattice point ([`crate::shape_matching`]);
+//! - `rigid`: the same lattice as one shape-matching cluster: a rigid body;
+//! - `surface`: particles at the mesh's vertices with distance constraints on its edges,
+//!   dihedral bending on its triangle pairs and one enclosed-volume (pressure) constraint; only
+//!   for meshes that are closed.
+
+use super::{Body, BodyKind};
+use crate::constraints::Stiffness;
+use crate::math::{Quat, Real, Vec3};
+use crate::mesh::TriMesh;
+use crate::mesh::tetrahedralize::{Lattice, tet_edges, tetrahedralize};
+use crate::mesh::topology::{edges, is_closed, triangle_pairs};
+use crate::shape_matching::ClusterMaterial;
+use crate::world::World;
+use std::collections::HashMap;
+
+/// How a soft body holds its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SoftModel {
+    /// Tet lattice with edge and volume constraints (the default).
+    #[default]
+    Tets,
+    /// Tet lattice with overlapping shape-matching clusters.
+    Clusters,
+    /// Tet lattice as one rigid shape-matching cluster.
+    Rigid,
+    /// Surface particles with edges, bending and an enclosed-volume (pressure) constraint.
+    Surface,
+}
+
+impl SoftModel {
+    /// Every model, by its name.
+    pub const ALL: [SoftModel; 4] = [
+        SoftModel::Tets,
+        SoftModel::Clusters,
+        SoftModel::Rigid,
+        SoftModel::Surface,
+    ];
+
+    /// The name used in scene files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SoftModel::Tets => "tets",
+            SoftModel::Clusters => "clusters",
+            SoftModel::Rigid => "rigid",
+            SoftModel::Surface => "surface",
+        }
+    }
+
+    /// Parses a scene-file or command-line name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the model fills the mesh with a tet lattice (the others use its vertices).
+    pub fn is_volumetric(self) -> bool {
+        self != SoftModel::Surface
+    }
+}
+
+/// Material of a soft body. Defaults are those of a scene's `[[soft_body]]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoftMaterial {
+    /// The model.
+    pub model: SoftModel,
+    /// Lattice cells along the mesh's longest side (volumetric models; default 12).
+    pub resolution: u32,
+    /// Distance constraints on tet edges (`tets`) or mesh edges (`surface`); compliance in m/N
+    /// (default XPBD, compliance 1e-4).
+    pub edge: Stiffness,
+    /// Tet volume (`tets`, compliance in m⁵/N) or enclosed volume (`surface`, m⁵/N)
+    /// (default rigid XPBD).
+    pub volume: Stiffness,
+    /// Dihedral bending of a `surface` body, compliance in rad/(N·m) (default XPBD, 1).
+    pub bend: Stiffness,
+    /// Pressure factor `k_p` of a `surface` body: the enclosed volume kept is `k_p V₀`
+    /// (default 1).
+    pub pressure: Real,
+    /// Shape-matching material of the clusters (`clusters`, `rigid`; stiffness 0.5 by default,
+    /// 1 for `rigid`).
+    pub shape: ClusterMaterial,
+    /// Collision distance of the particles, m (default 0.01).
+    pub thickness: Real,
+    /// Müller 2007 damping in [0, 1] (default 0).
+    pub damping: Real,
+}
+
+impl Default for SoftMaterial {
+    fn default() -> Self {
+        SoftMaterial {
+            model: SoftModel::Tets,
+            resolution: 12,
+            edge: Stiffness::Xpbd {
+                compliance: 1e-4,
+                damping: 0.0,
+            },
+            volume: Stiffness::default(),
+            bend: Stiffness::Xpbd {
+                compliance: 1.0,
+                damping: 0.0,
+            },
+            pressure: 1.0,
+            shape: ClusterMaterial {
+                stiffness: 0.5,
+                ..ClusterMaterial::default()
+            },
+            thickness: 0.01,
+            damping: 0.0,
+        }
+    }
+}
+
+/// A mesh that cannot become a soft body.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SoftBodyError {
+    /// The `surface` model needs a closed mesh.
+    #[error(
+        "the mesh is not closed after cleaning ({boundary_edges} boundary or non-manifold edges): the `surface` model needs a closed surface; use `--model tets` (or `model = \"tets\"`), which handles holes and open boundaries"
+    )]
+    NotClosed { boundary_edges: usize },
+    /// Nothing to build from.
+    #[error("the mesh has no triangles with area")]
+    Empty,
+}
+
+/// The scale that makes the longest side of `mesh`'s bounding box `size` metres (1 for an
+/// empty or flat-to-a-point mesh).
+pub fn fit_scale(mesh: &TriMesh, size: Real) -> Real {
+    let Some(&first) = mesh.positions.first() else {
+        return 1.0;
+    };
+    let (lo, hi) = mesh
+        .positions
+        .iter()
+        .fold((first, first), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+    let longest = (hi - lo).max();
+    if longest > 0.0 { size / longest } else { 1.0 }
+}
+
+/// Scales `mesh` by `scale` about the origin, then rotates it about its bounding-box centre and
+/// moves that centre to `center` (see [`super::cloth::place`]).
+pub fn place_mesh(mesh: &mut TriMesh, scale: Real, rotation: Quat, center: Option<Vec3>) {
+    mesh.positions.iter_mut().for_each(|p| *p *= scale);
+    super::cloth::place(&mut mesh.positions, rotation, center);
+}
+
+/// Adds a soft body of `mass` kg made from `mesh` (cleaned, in world coordinates) to `world`.
+pub fn add_soft_body(
+    world: &mut World,
+    name: &str,
+    mesh: &TriMesh,
+    mass: Real,
+    material: &SoftMaterial,
+) -> Result<(), SoftBodyError> {
+    if mesh.triangles.is_empty() {
+        return Err(SoftBodyError::Empty);
+    }
+    let body = if material.model.is_volumetric() {
+        let lattice = tetrahedralize(mesh, material.resolution);
+        add_lattice(world, name, mesh, &lattice, mass, material)
+    } else {
+        if !is_closed(&mesh.triangles) {
+            let boundary_edges = crate::mesh::topology::boundary_edge_count(&mesh.triangles);
+            return Err(SoftBodyError::NotClosed { boundary_edges });
+        }
+        add_surface(world, name, mesh, mass, material)
+    };
+    world.bodies.push(body);
+    Ok(())
+}
+
+/// Adds the particles at `positions` sharing `mass` equally; returns the first one's index.
+fn add_particles(world: &mut World, positions: &[Vec3], mass: Real, thickness: Real) -> usize {
+    let start = world.particles.len();
+    let inv_mass = positions.len() as Real / mass;
+    let index = world.bodies.len() as u32;
+    for &x in positions {
+        world.particles.push(x, inv_mass, thickness, index);
+    }
+    start
+}
+
+fn add_lattice(
+    world: &mut World,
+    name: &str,
+    mesh: &TriMesh,
+    lattice: &Lattice,
+    mass: Real,
+    material: &SoftMaterial,
+) -> Body {
+    let start = add_particles(world, &lattice.positions, mass, material.thickness);
+    let at = |i: u32| start as u32 + i;
+    let ps = &world.particles;
+    match material.model {
+        SoftModel::Tets => {
+            let cs = &mut world.constraints;
+            let edge = cs.stretch.materials.add(material.edge);
+            for [a, b] in tet_edges(&lattice.tets) {
+                let rest = (ps.x[at(a) as usize] - ps.x[at(b) as usize]).norm();
+                cs.stretch.push(at(a), at(b), rest, edge);
+            }
+            let volume = cs.volume.materials.add(material.volume);
+            for t in &lattice.tets {
+                cs.volume.push(t.map(at), &ps.x, volume);
+            }
+        }
+        SoftModel::Clusters => {
+            for members in lattice_clusters(&lattice.coords) {
+                let members: Vec<u32> = members.into_iter().map(at).collect();
+                world
+                    .clusters
+                    .push(&members, &ps.x, &ps.inv_mass, material.shape);
+            }
+        }
+        SoftModel::Rigid => {
+            let members: Vec<u32> = (0..lattice.positions.len() as u32).map(at).collect();
+            world
+                .clusters
+                .push(&members, &ps.x, &ps.inv_mass, material.shape);
+        }
+        SoftModel::Surface => unreachable!("the surface model has no lattice"),
+    }
+    let mut body = Body {
+        name: name.to_string(),
+        kind: BodyKind::Soft,
+        particles: start..world.particles.len(),
+        triangles: mesh.triangles.clone(),
+        damping: material.damping,
+        drag: 0.0,
+        skin: Some(lattice.skin.clone()),
+        tets: lattice.tets.clone(),
+        rest_volume: 0.0,
+    };
+    body.rest_volume = body.volume(&world.particles.x);
+    body
+}
+
+/// Overlapping clusters over lattice coordinates: the lattice points within one step of every
+/// point whose coordinates are all even, kept when they are at least two. Every point is within
+/// one step of such a point, so every particle is in a cluster.
+fn lattice_clusters(coords: &[[i32; 3]]) -> Vec<Vec<u32>> {
+    let index: HashMap<[i32; 3], u32> = coords
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (c, i as u32))
+        .collect();
+    let mut centres: Vec<[i32; 3]> = coords
+        .iter()
+        .map(|c| c.map(|x| x.div_euclid(2) * 2))
+        .collect();
+    centres.sort_unstable();
+    centres.dedup();
+    centres
+        .iter()
+        .map(|c| {
+            let mut members = Vec::new();
+            for dz in -1..=1 {
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        if let Some(&i) = index.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) {
+                            members.push(i);
+                        }
+                    }
+                }
+            }
+            members
+        })
+        .filter(|m| m.len() >= 2)
+        .collect()
+}
+
+fn add_surface(
+    world: &mut World,
+    name: &str,
+    mesh: &TriMesh,
+    mass: Real,
+    material: &SoftMaterial,
+) -> Body {
+    let start = add_particles(world, &mesh.positions, mass, material.thickness);
+    let at = |i: u32| start as u32 + i;
+    let (ps, cs) = (&world.particles, &mut world.constraints);
+    let edge = cs.stretch.materials.add(material.edge);
+    for [a, b] in edges(&mesh.triangles) {
+        let rest = (mesh.positions[a as usize] - mesh.positions[b as usize]).norm();
+        cs.stretch.push(at(a), at(b), rest, edge);
+    }
+    let bend = cs.dihedral.materials.add(material.bend);
+    for q in triangle_pairs(&mesh.triangles) {
+        cs.dihedral.push(q.map(at), &ps.x, bend);
+    }
+    let volume = cs.pressure.materials.add(material.volume);
+    let range = start..ps.len();
+    let world_tris = mesh.triangles.iter().map(|t| t.map(at)).collect();
+    cs.pressure
+        .push(range.clone(), world_tris, &ps.x, material.pressure, volume);
+    let mut body = Body {
+        name: name.to_string(),
+        kind: BodyKind::Soft,
+        particles: range,
+        triangles: mesh.triangles.clone(),
+        damping: material.damping,
+        drag: 0.0,
+        skin: None,
+        tets: Vec::new(),
+        rest_volume: 0.0,
+    };
+    body.rest_volume = body.volume(&ps.x);
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lattice_point_is_in_a_cluster() {
+        let coords: Vec<[i32; 3]> = (0..4)
+            .flat_map(|k| (0..3).flat_map(move |j| (0..5).map(move |i| [i, j, k])))
+            .collect();
+        let clusters = lattice_clusters(&coords);
+        let mut covered = vec![false; coords.len()];
+        for c in &clusters {
+            c.iter().for_each(|&i| covered[i as usize] = true);
+        }
+        assert!(covered.iter().all(|&c| c));
+    }
+
+    #[test]
+    fn models_round_trip_their_names() {
+        for m in SoftModel::ALL {
+            assert_eq!(SoftModel::from_name(m.name()), Some(m));
+        }
+    }
+}

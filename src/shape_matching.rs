@@ -1,0 +1,326 @@
+//! Shape matching over overlapping clusters of particles (Müller, Heidelberger, Teschner and
+//! Gross 2005, "Meshless Deformations Based on Shape Matching"), with the rotation extracted by
+//! the robust iterative method of Müller, Bender, Chentanez and Macklin 2016, "A Robust Method
+//! to Extract the Rotational Part of Deformations".
+//!
+//! For a cluster with rest offsets `qᵢ = x⁰ᵢ − x⁰_cm` and current centre of mass `c`:
+//! `A_pq = Σ mᵢ (pᵢ − c) qᵢᵀ`; `R` is the rotation of `A_pq`; the goal of particle `i` is
+//! `gᵢ = (β A + (1 − β) R) qᵢ + c` with `A = A_pq A_qq⁻¹` scaled to unit determinant (the
+//! "linear" deformation, sec. 4.2); the particle moves by `α (gᵢ − pᵢ)`, `α` the cluster's
+//! stiffness in [0, 1]. Plasticity (sec. 4.4) accumulates the deformation `S = Rᵀ A` into a
+//! plastic matrix `Sₚ` (rest offsets `Sₚ q⁰ᵢ`) when `|S − I|` exceeds the yield.
+
+use crate::math::{Mat3, Quat, Real, Vec3};
+use crate::particles::ParticleSet;
+
+/// The material of a cluster.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClusterMaterial {
+    /// Fraction `α` in [0, 1] of the way to the goal positions moved every substep.
+    pub stiffness: Real,
+    /// Weight `β` in [0, 1] of the linear deformation in the goal (0: rigid goal).
+    pub beta: Real,
+    /// Plastic yield: deformation `|S − I|` (Frobenius) above which plastic flow starts
+    /// (infinite: elastic).
+    pub plastic_yield: Real,
+    /// Plastic creep, 1/s: how fast the rest shape flows towards the deformation.
+    pub creep: Real,
+    /// Largest plastic deformation `|Sₚ − I|`.
+    pub max: Real,
+}
+
+impl Default for ClusterMaterial {
+    /// Elastic, rigid goal, full stiffness.
+    fn default() -> Self {
+        ClusterMaterial {
+            stiffness: 1.0,
+            beta: 0.0,
+            plastic_yield: Real::INFINITY,
+            creep: 0.0,
+            max: 0.0,
+        }
+    }
+}
+
+/// Shape-matching clusters, solved in a fixed order.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterSet {
+    /// Start of each cluster's members in `members`; cluster `c` is
+    /// `members[offsets[c]..offsets[c + 1]]`.
+    pub offsets: Vec<usize>,
+    /// World indices of the members of every cluster, back to back.
+    pub members: Vec<u32>,
+    /// Original rest offsets `q⁰ᵢ` of each member from its cluster's rest centre of mass, m.
+    pub rest: Vec<Vec3>,
+    /// Material of each cluster.
+    pub material: Vec<ClusterMaterial>,
+    /// Rotation of each cluster found in the previous substep (the warm start of the
+    /// iteration of Müller et al. 2016).
+    pub rotation: Vec<Quat>,
+    /// Plastic deformation `Sₚ` of each cluster (identity: none).
+    pub plastic: Vec<Mat3>,
+}
+
+/// Most iterations of the rotation extraction per call; warm-started, it usually stops after a
+/// few, when the rotation step falls below [`ROTATION_TOLERANCE`].
+const ROTATION_ITERATIONS: usize = 50;
+/// Rotation step, rad, below which the extraction has converged (near `f32` precision).
+const ROTATION_TOLERANCE: Real = 1e-6;
+
+/// The rotational part of `a`, starting from the guess `q` (Müller et al. 2016, algorithm 1):
+/// repeatedly rotate `R` by `ω = Σᵢ rᵢ × aᵢ / (|Σᵢ rᵢ · aᵢ| + ε)` (`rᵢ`, `aᵢ` the columns of `R`
+/// and `a`), which turns `R` towards `a`, at most `iterations` times or until `|ω|` is below
+/// [`ROTATION_TOLERANCE`]. It returns a proper rotation (no reflection) even for
+/// singular or reflected `a`.
+pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
+    for _ in 0..iterations {
+        let r = q.to_rotation_matrix();
+        let r = r.matrix();
+        let num: Vec3 = (0..3).map(|i| r.column(i).cross(&a.column(i))).sum();
+        let den: Real = (0..3).map(|i| r.column(i).dot(&a.column(i))).sum();
+        let omega = num / (den.abs() + 1e-9);
+        let w = omega.norm();
+        if w < ROTATION_TOLERANCE {
+            break;
+        }
+        q = Quat::from_axis_angle(&nalgebra::Unit::new_unchecked(omega / w), w) * q;
+        q.renormalize();
+    }
+    q
+}
+
+impl ClusterSet {
+    /// Number of clusters.
+    pub fn len(&self) -> usize {
+        self.material.len()
+    }
+
+    /// True when there is no cluster.
+    pub fn is_empty(&self) -> bool {
+        self.material.is_empty()
+    }
+
+    /// Adds a cluster of `members` (world indices) at rest positions `x` with masses from
+    /// `inv_mass` (pinned members count with a large mass).
+    pub fn push(
+        &mut self,
+        members: &[u32],
+        x: &[Vec3],
+        inv_mass: &[Real],
+        material: ClusterMaterial,
+    ) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let m = |i: u32| mass(inv_mass[i as usize]);
+        let total: Real = members.iter().map(|&i| m(i)).sum();
+        let cm = members.iter().map(|&i| x[i as usize] * m(i)).sum::<Vec3>() / total;
+        self.members.extend_from_slice(members);
+        self.rest
+            .extend(members.iter().map(|&i| x[i as usize] - cm));
+        self.offsets.push(self.members.len());
+        self.material.push(material);
+        self.rotation.push(Quat::identity());
+        self.plastic.push(Mat3::identity());
+    }
+
+    /// Moves the particles of every cluster, in order, towards their goal positions, over the
+    /// substep of `h` seconds (for plastic creep).
+    pub fn match_shapes(&mut self, ps: &mut ParticleSet, h: Real) {
+        for c in 0..self.len() {
+            let range = self.offsets[c]..self.offsets[c + 1];
+            let members = &self.members[range.clone()];
+            let mat = self.material[c];
+            let sp = self.plastic[c];
+            let q: Vec<Vec3> = self.rest[range].iter().map(|q0| sp * q0).collect();
+            let m: Vec<Real> = members
+                .iter()
+                .map(|&i| mass(ps.inv_mass[i as usize]))
+                .collect();
+            let total: Real = m.iter().sum();
+            let cm = members
+                .iter()
+                .zip(&m)
+                .map(|(&i, mi)| ps.p[i as usize] * *mi)
+                .sum::<Vec3>()
+                / total;
+            let mut a_pq = Mat3::zeros();
+            let mut a_qq = Mat3::zeros();
+            for ((&i, mi), qi) in members.iter().zip(&m).zip(&q) {
+                a_pq += (ps.p[i as usize] - cm) * qi.transpose() * *mi;
+                a_qq += qi * qi.transpose() * *mi;
+            }
+            let rot = extract_rotation(&a_pq, self.rotation[c], ROTATION_ITERATIONS);
+            self.rotation[c] = rot;
+            let r = *rot.to_rotation_matrix().matrix();
+            let needs_linear = mat.beta > 0.0 || mat.plastic_yield.is_finite();
+            let linear = needs_linear
+                .then(|| a_qq.try_inverse())
+                .flatten()
+                .map(|inv| a_pq * inv)
+                .filter(|a| a.determinant() > Real::EPSILON);
+            let goal = match linear {
+                Some(a) if mat.beta > 0.0 => {
+                    let a = a / a.determinant().cbrt();
+                    a * mat.beta + r * (1.0 - mat.beta)
+                }
+                _ => r,
+            };
+            for (&i, qi) in members.iter().zip(&q) {
+                let i = i as usize;
+                if ps.inv_mass[i] > 0.0 {
+                    let dp = (goal * qi + cm - ps.p[i]) * mat.stiffness;
+                    ps.p[i] += dp;
+                }
+            }
+            if let (Some(a), true) = (linear, mat.plastic_yield.is_finite()) {
+                self.plastic[c] = flow(sp, r.transpose() * a, &mat, h);
+            }
+        }
+    }
+}
+
+/// The plastic deformation after one substep of `h` s with total deformation `s` (Müller et al.
+/// 2005, sec. 4.4): above the yield, `Sₚ ← (I + h c_creep (S − I)) Sₚ`, clamped to `|Sₚ − I| ≤
+/// c_max` and scaled to unit determinant (plastic flow keeps the volume).
+fn flow(sp: Mat3, s: Mat3, mat: &ClusterMaterial, h: Real) -> Mat3 {
+    let i = Mat3::identity();
+    if (s - i).norm() <= mat.plastic_yield {
+        return sp;
+    }
+    let mut sp = (i + (s - i) * (h * mat.creep)) * sp;
+    let d = (sp - i).norm();
+    if d > mat.max {
+        sp = i + (sp - i) * (mat.max / d);
+    }
+    let det = sp.determinant();
+    if det > Real::EPSILON {
+        sp / det.cbrt()
+    } else {
+        i
+    }
+}
+
+/// Mass of a member in kg; a pinned member (`w = 0`) counts as very heavy.
+fn mass(inv_mass: Real) -> Real {
+    if inv_mass > 0.0 { 1.0 / inv_mass } else { 1e6 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rotation_error(q: Quat, expected: &Mat3) -> Real {
+        (q.to_rotation_matrix().matrix() - expected).norm()
+    }
+
+    #[test]
+    fn rotations_are_their_own_rotational_part() {
+        for (axis, angle) in [
+            (Vec3::x(), 0.3),
+            (Vec3::new(1.0, 2.0, -1.0), 2.5),
+            (Vec3::z(), 3.1),
+        ] {
+            let r = Quat::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle);
+            let m = *r.to_rotation_matrix().matrix();
+            assert!(rotation_error(extract_rotation(&m, Quat::identity(), 100), &m) < 1e-4);
+        }
+    }
+
+    #[test]
+    fn stretched_rotation_gives_the_rotation() {
+        let r = Quat::from_axis_angle(
+            &nalgebra::Unit::new_normalize(Vec3::new(0.2, 1.0, 0.3)),
+            1.0,
+        );
+        let m = *r.to_rotation_matrix().matrix();
+        let a = m * Mat3::from_diagonal(&Vec3::new(2.0, 0.5, 1.3));
+        assert!(rotation_error(extract_rotation(&a, Quat::identity(), 100), &m) < 1e-4);
+    }
+
+    #[test]
+    fn nearly_singular_and_reflected_matrices_give_proper_rotations() {
+        let flat = Mat3::from_diagonal(&Vec3::new(1.0, 1.0, 1e-7));
+        let rank_one = Vec3::new(1.0, 2.0, 3.0) * Vec3::new(0.5, -1.0, 0.2).transpose();
+        let reflection = Mat3::from_diagonal(&Vec3::new(1.0, 1.0, -1.0));
+        for a in [flat, rank_one, reflection, Mat3::zeros()] {
+            let q = extract_rotation(&a, Quat::identity(), 100);
+            let r = q.to_rotation_matrix();
+            assert!((r.matrix().determinant() - 1.0).abs() < 1e-5, "{a}");
+            assert!(r.matrix().iter().all(|x| x.is_finite()));
+        }
+        let q = extract_rotation(&flat, Quat::identity(), 100);
+        assert!(rotation_error(q, &Mat3::identity()) < 1e-4);
+    }
+
+    fn cube_cluster(material: ClusterMaterial) -> (ParticleSet, ClusterSet) {
+        let mut ps = ParticleSet::default();
+        for n in 0..8 {
+            let x = Vec3::new(
+                (n & 1) as Real,
+                ((n >> 1) & 1) as Real,
+                (n >> 2) as Real * 2.0,
+            );
+            ps.push(x, 1.0 + n as Real * 0.1, 0.01, 0);
+        }
+        let mut set = ClusterSet::default();
+        set.push(&(0..8).collect::<Vec<_>>(), &ps.x, &ps.inv_mass, material);
+        (ps, set)
+    }
+
+    #[test]
+    fn rigidly_moved_cluster_gets_no_correction() {
+        let (mut ps, mut set) = cube_cluster(ClusterMaterial {
+            beta: 0.5,
+            ..Default::default()
+        });
+        let r = Quat::from_axis_angle(
+            &nalgebra::Unit::new_normalize(Vec3::new(1.0, -2.0, 0.5)),
+            2.0,
+        );
+        let t = Vec3::new(3.0, -1.0, 0.5);
+        for i in 0..8 {
+            ps.p[i] = r * ps.x[i] + t;
+        }
+        let before = ps.p.clone();
+        set.match_shapes(&mut ps, 0.01);
+        for (a, b) in ps.p.iter().zip(&before) {
+            assert!((a - b).norm() < 1e-4, "{a:?} vs {b:?}");
+        }
+    }
+
+    #[test]
+    fn deformed_cluster_returns_to_a_rigid_shape_and_keeps_its_centre() {
+        let (mut ps, mut set) = cube_cluster(ClusterMaterial::default());
+        ps.p[3] += Vec3::new(0.4, -0.3, 0.2);
+        ps.p[6] -= Vec3::new(0.1, 0.5, 0.0);
+        let w = ps.inv_mass.clone();
+        let cm = |p: &[Vec3]| (0..8).map(|i| p[i] / w[i]).sum::<Vec3>();
+        let before = cm(&ps.p);
+        set.match_shapes(&mut ps, 0.01);
+        assert!((cm(&ps.p) - before).norm() < 1e-4);
+        for a in 0..8 {
+            for b in 0..8 {
+                let d = ((ps.p[a] - ps.p[b]).norm() - (ps.x[a] - ps.x[b]).norm()).abs();
+                assert!(d < 1e-4, "{a}-{b} off by {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn plastic_flow_keeps_a_permanent_deformation() {
+        let (mut ps, mut set) = cube_cluster(ClusterMaterial {
+            stiffness: 0.5,
+            plastic_yield: 0.05,
+            creep: 50.0,
+            max: 1.0,
+            ..Default::default()
+        });
+        for i in 0..8 {
+            ps.p[i] = Vec3::new(ps.x[i].x * 1.5, ps.x[i].y, ps.x[i].z / 1.5);
+        }
+        set.match_shapes(&mut ps, 0.01);
+        assert!((set.plastic[0] - Mat3::identity()).norm() > 0.01);
+        assert!((set.plastic[0].determinant() - 1.0).abs() < 1e-4);
+    }
+}
