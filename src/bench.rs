@@ -106,12 +106,12 @@ pub fn rope(stiffness: Stiffness, params: SolverParams) -> World {
     world
 }
 
-/// Workload W (`shared/bench/README.md`): an `n × n` grid spanning 1 m × 1 m in the XZ plane at
-/// y = 0 (the j = 0 edge on z = 0), particles 0 and `n − 1` pinned, 1/n² kg on every particle,
+/// Workload W (`shared/bench/README.md`): an `n × n` grid spanning [0, 1] m × [0, 1] m in the XZ
+/// plane at y = 0 (the j = 0 edge on z = 0), particles 0 and `n − 1` pinned, 1/n² kg on every particle,
 /// stretch and shear on every triangle edge, cross-distance bending, all with `stiffness`.
 pub fn cloth_w(n: u32, stiffness: Stiffness, params: SolverParams) -> World {
     let mut world = World::new(params);
-    let (x, triangles) = cloth::grid(n, n, [1.0, 1.0], Vec3::new(0.0, 0.0, 0.5), false);
+    let (x, triangles) = cloth::grid(n, n, [1.0, 1.0], Vec3::new(0.5, 0.0, 0.5), false);
     let material = ClothMaterial {
         stretch: stiffness,
         shear: stiffness,

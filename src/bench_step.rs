@@ -6,9 +6,7 @@
 //! two opposite vertices of every pair of triangles sharing an edge; gravity only; 1/60 s frames
 //! of 10 substeps x 10 iterations.
 
-use crate::bodies::cloth::{self, BendKind, ClothMaterial};
 use crate::constraints::Stiffness;
-use crate::math::Vec3;
 use crate::params::{SolverMethod, SolverParams};
 use crate::stats::FrameStats;
 use crate::world::{SimError, World};
@@ -19,36 +17,14 @@ pub const WARMUP_FRAMES: u32 = 10;
 /// Frames timed (with the warm-up, 2 s at 60 Hz).
 pub const TIMED_FRAMES: u32 = 110;
 
-/// Builds workload W with `n` x `n` particles, projected with `method`.
+/// Builds workload W with `n` x `n` particles, projected with `method`: every constraint rigid
+/// (XPBD compliance 0), the default solver settings otherwise.
 pub fn workload_w(n: u32, method: SolverMethod) -> World {
-    let mut world = World::new(SolverParams {
+    let params = SolverParams {
         method,
         ..SolverParams::default()
-    });
-    let (x, triangles) = cloth::grid(n, n, [1.0, 1.0], Vec3::new(0.5, 0.0, 0.5), false);
-    let rigid = Stiffness::default();
-    let material = ClothMaterial {
-        stretch: rigid,
-        shear: rigid,
-        bend: Some((rigid, BendKind::CrossDistance)),
-        thickness: 0.01,
-        damping: 0.0,
-        drag: 0.0,
     };
-    let body = cloth::add_cloth(
-        &mut world.particles,
-        &mut world.constraints,
-        0,
-        "w",
-        &x,
-        triangles,
-        &[0, n as usize - 1],
-        1.0,
-        &material,
-        |a, b| a.abs_diff(b) != 1 && a.abs_diff(b) != n,
-    );
-    world.bodies.push(body);
-    world
+    crate::bench::cloth_w(n, Stiffness::default(), params)
 }
 
 /// One row of the step benchmark.
@@ -106,6 +82,7 @@ pub fn bench_w(n: u32, method: SolverMethod, frames: u32) -> Result<StepResult, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::Vec3;
 
     #[test]
     fn w64_has_the_constraint_counts_of_the_workload() {
