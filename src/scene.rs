@@ -202,6 +202,7 @@ struct RawRope {
     thickness: Real,
     #[serde(default)]
     damping: Real,
+    shape: Option<RawShape>,
 }
 
 /// A cloth pin: `[i, j]` on a grid cloth, a vertex index on a mesh cloth.
@@ -239,6 +240,7 @@ struct RawCloth {
     drag: Real,
     #[serde(default)]
     self_collision: bool,
+    shape: Option<RawShape>,
 }
 
 #[derive(Deserialize)]
@@ -451,6 +453,46 @@ impl Ctx<'_> {
             .transpose()
     }
 
+    /// A shape-matching material table, with `default` for the keys it leaves out.
+    fn cluster_material(
+        &self,
+        r: &RawShape,
+        k: &KeyPath,
+        default: ClusterMaterial,
+    ) -> Result<ClusterMaterial, SceneError> {
+        Ok(ClusterMaterial {
+            stiffness: self.in_unit(
+                r.stiffness.unwrap_or(default.stiffness),
+                &k.key("stiffness"),
+            )?,
+            beta: self.in_unit(r.beta.unwrap_or(default.beta), &k.key("beta"))?,
+            plastic_yield: r
+                .plastic_yield
+                .map(|y| self.non_negative(y, &k.key("yield")))
+                .transpose()?
+                .unwrap_or(default.plastic_yield),
+            creep: self.non_negative(r.creep.unwrap_or(default.creep), &k.key("creep"))?,
+            max: self.non_negative(r.max.unwrap_or(default.max), &k.key("max"))?,
+        })
+    }
+
+    /// Makes the body just added one shape-matching cluster when its table has `shape`: a
+    /// material that keeps the body's rest shape (rigid at stiffness 1).
+    fn shape_cluster(
+        &self,
+        world: &mut World,
+        shape: &Option<RawShape>,
+        key: &KeyPath,
+    ) -> Result<(), SceneError> {
+        let Some(raw) = shape else { return Ok(()) };
+        let material = self.cluster_material(raw, &key.key("shape"), ClusterMaterial::default())?;
+        let body = world.bodies.last().expect("the body was just added");
+        let members: Vec<u32> = body.particles.clone().map(|i| i as u32).collect();
+        let ps = &world.particles;
+        world.clusters.push(&members, &ps.x, &ps.inv_mass, material);
+        Ok(())
+    }
+
     fn vec3(&self, v: [Real; 3], key: &KeyPath) -> Result<Vec3, SceneError> {
         self.finite(&v, key)?;
         Ok(Vec3::from(v))
@@ -579,6 +621,7 @@ fn build(raw: &RawScene, ctx: &Ctx) -> Result<World, SceneError> {
         let index = world.bodies.len() as u32;
         let body = rope::add_rope(&mut world.particles, &mut world.constraints, index, &spec);
         world.bodies.push(body);
+        ctx.shape_cluster(&mut world, &r.shape, &KeyPath::item("rope", n))?;
     }
     for (n, c) in raw.cloth.iter().enumerate() {
         let key = KeyPath::item("cloth", n);
@@ -590,6 +633,7 @@ fn build(raw: &RawScene, ctx: &Ctx) -> Result<World, SceneError> {
             names.last().map(|(n, _)| n.as_str()).unwrap_or_default(),
             ctx,
         )?;
+        ctx.shape_cluster(&mut world, &c.shape, &key)?;
     }
     for (n, s) in raw.soft_body.iter().enumerate() {
         let key = KeyPath::item("soft_body", n);
@@ -850,26 +894,9 @@ fn add_soft(
         },
         ..defaults.shape
     };
-    let shape = match &s.shape {
-        None => shape_default,
-        Some(r) => {
-            let k = key.key("shape");
-            ClusterMaterial {
-                stiffness: ctx.in_unit(
-                    r.stiffness.unwrap_or(shape_default.stiffness),
-                    &k.key("stiffness"),
-                )?,
-                beta: ctx.in_unit(r.beta.unwrap_or(0.0), &k.key("beta"))?,
-                plastic_yield: r
-                    .plastic_yield
-                    .map(|y| ctx.non_negative(y, &k.key("yield")))
-                    .transpose()?
-                    .unwrap_or(Real::INFINITY),
-                creep: ctx.non_negative(r.creep.unwrap_or(0.0), &k.key("creep"))?,
-                max: ctx.non_negative(r.max.unwrap_or(0.0), &k.key("max"))?,
-            }
-        }
-    };
+    let shape = s.shape.as_ref().map_or(Ok(shape_default), |r| {
+        ctx.cluster_material(r, &key.key("shape"), shape_default)
+    })?;
     let material = SoftMaterial {
         model,
         resolution: s
