@@ -11,7 +11,7 @@ use crate::mesh::clean::{clean, default_weld_tolerance};
 use crate::mesh::obj::load_obj;
 use crate::mesh::topology::boundary_edge_count;
 use crate::params::SolverParams;
-use crate::scene::{Scene, parse_scene};
+use crate::scene::{Scene, SceneError, parse_scene};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -147,12 +147,25 @@ pub fn import_scene(args: &ImportArgs) -> anyhow::Result<Scene> {
         None => (PathBuf::from(format!("{name}.toml")), mesh_abs),
     };
     let text = scene_text(args, &name, &mesh_path, scale, at, &params);
-    let world = parse_scene(&text, &scene_path)?;
+    let world = parse_scene(&text, &scene_path).map_err(|e| import_error(e, &args.mesh))?;
     if let Some(out) = &args.out {
         write_atomic(out, text.as_bytes())?;
         println!("wrote {}", out.display());
     }
     Ok(Scene { name, world })
+}
+
+/// An error of the generated scene, told in terms of what the user gave: the mesh file (whose
+/// own errors already name it and the line) rather than a scene file that does not exist.
+fn import_error(e: SceneError, mesh: &Path) -> anyhow::Error {
+    match e {
+        SceneError::Mesh { source, .. } => anyhow::anyhow!("{source}"),
+        SceneError::SoftBody { source, .. } => anyhow::anyhow!("{}: {source}", mesh.display()),
+        SceneError::Invalid { key, message, .. } => {
+            anyhow::anyhow!("{}: `{key}` {message}", mesh.display())
+        }
+        other => other.into(),
+    }
 }
 
 /// A body name from a file stem: letters, digits, `-`, `_` and `.` kept, the rest `_`.
