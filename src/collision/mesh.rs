@@ -298,34 +298,13 @@ fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Feature) {
 mod tests {
     use super::*;
 
+    /// The cube `[-1, 1]³`, wound outwards.
     fn cube() -> TriMesh {
-        let positions = (0..8)
-            .map(|i| {
-                Vec3::new(
-                    (i & 1) as Real,
-                    ((i >> 1) & 1) as Real,
-                    ((i >> 2) & 1) as Real,
-                )
-            })
-            .map(|v| v * 2.0 - Vec3::repeat(1.0))
-            .collect();
-        // Outward-wound faces of the cube [-1, 1]³, two triangles each.
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let triangles = quads
-            .iter()
-            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
-            .collect();
-        TriMesh {
-            positions,
-            triangles,
+        let mut mesh = crate::mesh::generate::cube();
+        for p in &mut mesh.positions {
+            *p = *p * 2.0 - Vec3::repeat(1.0);
         }
+        mesh
     }
 
     #[test]

@@ -62,6 +62,29 @@ pub fn lumpy() -> TriMesh {
     mesh
 }
 
+/// The unit cube `[0, 1]³`, two outward-wound triangles per face.
+pub fn cube() -> TriMesh {
+    let positions = (0..8)
+        .map(|i| Vec3::new((i & 1) as Real, ((i >> 1) & 1) as Real, (i >> 2) as Real))
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let triangles = quads
+        .iter()
+        .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
+        .collect();
+    TriMesh {
+        positions,
+        triangles,
+    }
+}
+
 /// `mesh` as OBJ text (`v` and `f` lines, 1-based), after a `# comment` line.
 pub fn obj_text(mesh: &TriMesh, comment: &str) -> String {
     let mut s = format!("# {comment}\n");

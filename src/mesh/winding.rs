@@ -166,32 +166,9 @@ mod tests {
         (sum / (4.0 * PI)) as Real
     }
 
-    /// A unit cube `[0, 1]³` wound outwards.
-    fn cube() -> TriMesh {
-        let positions = (0..8)
-            .map(|i| Vec3::new((i & 1) as Real, ((i >> 1) & 1) as Real, (i >> 2) as Real))
-            .collect();
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let triangles = quads
-            .iter()
-            .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
-            .collect();
-        TriMesh {
-            positions,
-            triangles,
-        }
-    }
-
     #[test]
     fn closed_mesh_is_one_inside_and_zero_outside() {
-        let tree = WindingTree::new(&cube());
+        let tree = WindingTree::new(&crate::mesh::generate::cube());
         for q in [Vec3::repeat(0.5), Vec3::new(0.1, 0.9, 0.2)] {
             assert!((tree.winding_number(q) - 1.0).abs() < 1e-5, "{q:?}");
         }
@@ -206,7 +183,7 @@ mod tests {
 
     #[test]
     fn open_mesh_degrades_gracefully() {
-        let mut mesh = cube();
+        let mut mesh = crate::mesh::generate::cube();
         mesh.triangles.truncate(10);
         let w = WindingTree::new(&mesh).winding_number(Vec3::repeat(0.5));
         assert!(w > 0.5 && w < 1.0, "a cube without its top side: {w}");
