@@ -91,6 +91,10 @@ mod tests {
         assert_eq!(ps.len(), 4096);
         assert_eq!(cs.stretch.len(), 12_033);
         assert_eq!(cs.bend_distance.len(), 11_781);
+        // Slabs of rows: only neighbouring slabs share particles, so even and odd slabs.
+        for blocks in [cs.stretch.blocks(), cs.bend_distance.blocks()] {
+            assert_eq!(blocks.colors, vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]);
+        }
         assert_eq!(cs.dihedral.len(), 0);
         assert_eq!(ps.inv_mass[0], 0.0);
         assert_eq!(ps.inv_mass[63], 0.0);
@@ -101,7 +105,8 @@ mod tests {
     }
 
     #[test]
-    fn w_frame_agrees_across_methods_on_the_first_frames() {
+    fn a_family_of_one_block_is_projected_alike_by_both_methods() {
+        // N = 8: each family is under `2 * MIN_BLOCK_LEN`, so one block, one color.
         let mut gs = workload_w(8, SolverMethod::GaussSeidel);
         let mut colored = workload_w(8, SolverMethod::Colored);
         for _ in 0..3 {

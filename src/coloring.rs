@@ -1,23 +1,32 @@
-//! Graph coloring of constraints, and the drivers that project a constraint family serially, by
-//! color in parallel, or Jacobi-style.
+//! The order in which a constraint family is projected, its graph coloring into parallel
+//! blocks, and the drivers that project a family serially, by color in parallel, or
+//! Jacobi-style.
 //!
-//! Two constraints conflict when they share a particle. A *coloring* splits a family into
-//! colors in which no two constraints conflict, so the constraints of one color can be projected
-//! in parallel without any two of them touching the same particle. The coloring is computed once,
-//! when a body is built, from the particle ids alone (never from the thread count): the family's
-//! arrays are reordered so that every color is a contiguous range, followed by an *overflow* range
-//! of the constraints that did not fit under the color cap, which is projected serially (box2d v3
-//! `constraint_graph.c`, rapier's `interaction_groups.rs`).
+//! Two constraints conflict when they share a particle. When a body is built, each family's
+//! arrays are reordered once, from the particle ids alone (never from the thread count), into a
+//! [`Schedule`]:
 //!
-//! The greedy first-fit coloring below is the bit-mask greedy of rapier: each particle keeps a
-//! 64-bit mask of the colors already touching it; a constraint takes the lowest color free at all
-//! of its particles. Pinned particles are not treated specially: every particle counts for
-//! conflicts, so a parallel pass never writes (not even `+= 0`) to a particle another thread
-//! reads.
+//! - **Blocks.** The family, in build order, is cut into at most [`MAX_BLOCKS`] contiguous
+//!   blocks, and the blocks are graph-colored: two blocks conflict when one of their constraints
+//!   do. A cloth built row by row gives slabs of rows, where only neighbouring slabs conflict, so
+//!   two colors (even and odd slabs). The colored driver projects the colors one after another
+//!   and the blocks of a color in parallel, one rayon task per block (box2d v3
+//!   `constraint_graph.c` and rapier's `interaction_groups.rs` color single constraints; coloring
+//!   blocks keeps the Gauss-Seidel sweep of each block in build order, see below).
+//! - **Batches.** Inside a block the constraints are regrouped into batches of up to [`LANES`]
+//!   constraints that share no particle, placing each constraint in the earliest batch after
+//!   every earlier constraint it conflicts with. Conflicting constraints therefore keep their
+//!   build order, so walking the reordered block gives exactly the result of walking it in build
+//!   order, while consecutive constraints are independent and the processor overlaps their
+//!   square roots and divisions instead of waiting on each other through memory.
 //!
-//! Because the constraints of a color are independent, projecting a color in parallel gives
-//! exactly the result of walking it serially, whatever the number of threads: the colored solver
-//! is bit-identical to the Gauss-Seidel solver walking the same (color) order.
+//! Walking the whole family block after block ([`project_serial`]) is therefore Gauss-Seidel in
+//! build order: for a cloth built from its pinned edge down, the pins' support travels through the
+//! whole cloth in one sweep. Coloring single constraints instead (every color spread over the
+//! whole cloth) moved it one color per sweep and, on the 128 x 128 workload W, more than doubled
+//! the stretch at the same iteration count (see `docs/step-bench.md`). The colored driver walks
+//! the even slabs before the odd ones, so its sweep restarts at every other slab; its result does
+//! not depend on the thread count.
 
 use crate::constraints::Coeffs;
 use crate::math::{Real, Vec3};
@@ -26,13 +35,16 @@ use rayon::prelude::*;
 use std::marker::PhantomData;
 use std::ops::Range;
 
-/// Most colors a family gets (one bit each in a particle's mask); the rest overflow.
-pub const MAX_COLORS: usize = 64;
+/// Most blocks a family is cut into: four per color on a cloth, enough to keep 2 to 4 threads
+/// busy; fewer blocks keep more of the build-order sweep.
+pub const MAX_BLOCKS: usize = 8;
 
-/// Constraints per rayon task in a colored pass: large enough that a task (a few µs of work)
-/// costs far more than its scheduling, small enough to balance two cores on the colors of a
-/// 64 x 64 cloth (about 2,000 constraints each). A smaller color is one task.
-pub const PAR_CHUNK: usize = 512;
+/// Fewest constraints in a block (smaller families get fewer blocks): a block of this size is a
+/// few µs of work, more than its rayon task costs.
+pub const MIN_BLOCK_LEN: usize = 256;
+
+/// Most constraints in a batch of independent constraints.
+pub const LANES: usize = 8;
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
 /// constraints applies `ω / n` of its correction (after the averaging of Macklin et al. 2014,
@@ -40,76 +52,218 @@ pub const PAR_CHUNK: usize = 512;
 /// `1 ≤ ω ≤ 2`; see [`project_jacobi`]).
 pub const JACOBI_OMEGA: Real = 1.5;
 
-/// The colors of a family: `order[new] = old` index of each constraint after reordering, and
-/// `offsets`, where color `c` is `offsets[c]..offsets[c + 1]` in the new order and the overflow
-/// range is `offsets[last]..len`.
+/// The blocks of a scheduled family and their colors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Blocks {
+    /// Block `b` is `bounds[b]..bounds[b + 1]`; constraints from the last bound on (pushed after
+    /// scheduling) form a tail projected serially after the colors.
+    pub bounds: Vec<usize>,
+    /// The blocks of each color, in increasing order.
+    pub colors: Vec<Vec<usize>>,
+    /// Start of every batch of independent constraints (batches tile the blocks, none crosses
+    /// a block bound), then the end of the last block.
+    pub batches: Vec<usize>,
+}
+
+impl Blocks {
+    /// The range of block `b`.
+    pub fn range(&self, b: usize) -> Range<usize> {
+        self.bounds[b]..self.bounds[b + 1]
+    }
+
+    /// Start of the serial tail.
+    pub fn end(&self) -> usize {
+        self.bounds.last().copied().unwrap_or(0)
+    }
+
+    /// The batch bounds (starts, then the end) inside `range`, a block or the whole schedule.
+    fn batches_in(&self, range: Range<usize>) -> &[usize] {
+        let from = self.batches.partition_point(|&s| s < range.start);
+        let to = self.batches.partition_point(|&s| s <= range.end);
+        &self.batches[from..to]
+    }
+}
+
+/// A family's projection order: `order[new] = old` index of each constraint, and its blocks in
+/// the new order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Coloring {
-    /// For each position in the colored order, the constraint's index before reordering.
+pub struct Schedule {
+    /// For each position in the scheduled order, the constraint's index before reordering.
     pub order: Vec<u32>,
-    /// Start of each color, then the start of the overflow range (`offsets[0] = 0`).
-    pub offsets: Vec<usize>,
+    /// The blocks, in the scheduled order.
+    pub blocks: Blocks,
 }
 
-/// Greedy first-fit coloring of constraints given by their particle ids, visiting them in order.
-/// Constraints that find none of the [`MAX_COLORS`] colors free go to the overflow range.
-pub fn greedy<const K: usize>(ids: &[[u32; K]]) -> Coloring {
+/// Schedules constraints given by their particle ids in build order (see the module docs):
+/// contiguous blocks, graph-colored, each regrouped into batches of independent constraints.
+pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
     let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
-    let mut mask = vec![0u64; particles];
-    let mut color = Vec::with_capacity(ids.len());
-    let mut count = [0usize; MAX_COLORS + 1];
-    for c in ids {
-        let used = c.iter().fold(0, |m, &i| m | mask[i as usize]);
-        let k = (!used).trailing_zeros() as usize;
-        if k < MAX_COLORS {
-            c.iter().for_each(|&i| mask[i as usize] |= 1 << k);
+    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, MAX_BLOCKS);
+    let bounds: Vec<usize> = (0..=count).map(|b| b * ids.len() / count).collect();
+    // The blocks touching each particle, one bit each.
+    let mut touching = vec![0u64; particles];
+    for b in 0..count {
+        for c in &ids[bounds[b]..bounds[b + 1]] {
+            c.iter().for_each(|&i| touching[i as usize] |= 1 << b);
         }
-        color.push(k);
-        count[k] += 1;
     }
-    let colors = count[..MAX_COLORS]
-        .iter()
-        .rposition(|&n| n > 0)
-        .map_or(0, |last| last + 1);
-    let mut start = vec![0usize; MAX_COLORS + 1];
-    for k in 1..=MAX_COLORS {
-        start[k] = start[k - 1] + count[k - 1];
+    let mut colors: Vec<Vec<usize>> = Vec::new();
+    let mut color_of = vec![0usize; count];
+    for b in 0..count {
+        let neighbours = ids[bounds[b]..bounds[b + 1]]
+            .iter()
+            .flatten()
+            .fold(0u64, |m, &i| m | touching[i as usize])
+            & !(1 << b);
+        let taken = (0..b)
+            .filter(|&o| neighbours & (1 << o) != 0)
+            .fold(0u64, |m, o| m | 1 << color_of[o]);
+        let k = (!taken).trailing_zeros() as usize;
+        if k == colors.len() {
+            colors.push(Vec::new());
+        }
+        colors[k].push(b);
+        color_of[b] = k;
     }
-    let mut offsets = start[..=colors].to_vec();
-    offsets[colors] = start[MAX_COLORS];
-    let mut order = vec![0u32; ids.len()];
-    for (old, &k) in color.iter().enumerate() {
-        order[start[k]] = old as u32;
-        start[k] += 1;
+    let mut order = Vec::with_capacity(ids.len());
+    let mut batches = vec![0];
+    let mut last = vec![0u32; particles];
+    for b in 0..count {
+        batch(
+            ids,
+            bounds[b]..bounds[b + 1],
+            &mut last,
+            &mut order,
+            &mut batches,
+        );
     }
-    Coloring { order, offsets }
+    Schedule {
+        order,
+        blocks: Blocks {
+            bounds,
+            colors,
+            batches,
+        },
+    }
 }
 
-/// Checks the coloring invariant of a reordered family: within each color of `offsets`, no two
-/// constraints share a particle, and the offsets are sorted within `0..=ids.len()`.
-pub fn validate<const K: usize>(ids: &[[u32; K]], offsets: &[usize]) -> Result<(), String> {
-    if offsets.first().is_some_and(|&o| o != 0)
-        || offsets.windows(2).any(|w| w[0] > w[1])
-        || offsets.last().is_some_and(|&o| o > ids.len())
+/// Appends to `order` the constraints `range` of `ids` regrouped into batches of at most
+/// [`LANES`] constraints that share no particle, each constraint in the earliest batch after all
+/// the batches holding an earlier constraint on one of its particles, and to `batches` the end
+/// of each batch. `last` (one entry per particle, all zero on entry and on return) is scratch
+/// space.
+fn batch<const K: usize>(
+    ids: &[[u32; K]],
+    range: Range<usize>,
+    last: &mut [u32],
+    order: &mut Vec<u32>,
+    batches: &mut Vec<usize>,
+) {
+    // Batch of each constraint, numbered from 1 (0 in `last`: no batch yet).
+    let mut batch_of = Vec::with_capacity(range.len());
+    let mut fill: Vec<usize> = vec![0];
+    let mut first_open = 1;
+    for c in &ids[range.clone()] {
+        let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
+        let mut b = first_open.max(after + 1);
+        while b < fill.len() && fill[b] == LANES {
+            b += 1;
+        }
+        if b == fill.len() {
+            fill.push(0);
+        }
+        fill[b] += 1;
+        while first_open < fill.len() && fill[first_open] == LANES {
+            first_open += 1;
+        }
+        c.iter().for_each(|&i| last[i as usize] = b as u32);
+        batch_of.push(b);
+    }
+    // Counting sort by batch, stable in build order.
+    let mut start = vec![0usize; fill.len() + 1];
+    for b in 1..fill.len() {
+        start[b + 1] = start[b] + fill[b];
+    }
+    let base = order.len();
+    order.resize(base + range.len(), 0);
+    for (n, &b) in batch_of.iter().enumerate() {
+        order[base + start[b]] = (range.start + n) as u32;
+        start[b] += 1;
+    }
+    // The end of every batch (a gap can leave a batch empty).
+    batches.extend(
+        (1..fill.len())
+            .filter(|&b| fill[b] > 0)
+            .map(|b| base + start[b]),
+    );
+    for c in &ids[range] {
+        c.iter().for_each(|&i| last[i as usize] = 0);
+    }
+}
+
+/// Checks the invariants of a scheduled family: the block bounds are sorted within
+/// `0..=ids.len()`, every block has exactly one color, no two blocks of a color share a particle,
+/// and the batches tile the blocks with at most [`LANES`] constraints that share no particle.
+pub fn validate<const K: usize>(ids: &[[u32; K]], blocks: &Blocks) -> Result<(), String> {
+    let b = &blocks.bounds;
+    if b.first().is_some_and(|&o| o != 0)
+        || b.windows(2).any(|w| w[0] > w[1])
+        || b.last().is_some_and(|&o| o > ids.len())
     {
         return Err(format!(
-            "bad color offsets {offsets:?} for {} constraints",
+            "bad block bounds {b:?} for {} constraints",
             ids.len()
         ));
     }
+    if b.len() > MAX_BLOCKS + 1 {
+        return Err(format!("{} blocks, more than {MAX_BLOCKS}", b.len() - 1));
+    }
+    let mut colored: Vec<usize> = blocks.colors.iter().flatten().copied().collect();
+    colored.sort_unstable();
+    if colored != (0..b.len().saturating_sub(1)).collect::<Vec<_>>() {
+        return Err(format!(
+            "blocks {:?} are not each colored once",
+            blocks.colors
+        ));
+    }
+    let t = &blocks.batches;
+    if t.first() != b.first()
+        || t.last() != b.last()
+        || t.windows(2).any(|w| w[0] >= w[1] || w[1] - w[0] > LANES)
+        || b.iter().any(|bound| t.binary_search(bound).is_err())
+    {
+        return Err(format!("bad batch bounds for block bounds {b:?}"));
+    }
     let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
-    // The color and constraint that last touched each particle.
-    let mut owner = vec![(usize::MAX, usize::MAX); particles];
-    for (k, w) in offsets.windows(2).enumerate() {
+    // The batch and constraint that last touched each particle.
+    let mut seen = vec![(usize::MAX, usize::MAX); particles];
+    for (n, w) in t.windows(2).enumerate() {
         for (c, constraint) in ids.iter().enumerate().take(w[1]).skip(w[0]) {
             for &i in constraint {
-                let (color, other) = owner[i as usize];
-                if color == k && other != c {
+                let (batch, other) = seen[i as usize];
+                if batch == n && other != c {
                     return Err(format!(
-                        "color {k}: particle {i} is shared by constraints {other} and {c}"
+                        "batch {w:?}: particle {i} is shared by {other} and {c}"
                     ));
                 }
-                owner[i as usize] = (k, c);
+                seen[i as usize] = (n, c);
+            }
+        }
+    }
+    // The color and block that last touched each particle.
+    let mut owner = vec![(usize::MAX, usize::MAX); particles];
+    for (k, color) in blocks.colors.iter().enumerate() {
+        for &block in color {
+            for constraint in &ids[blocks.range(block)] {
+                for &i in constraint {
+                    let (c, other) = owner[i as usize];
+                    if c == k && other != block {
+                        return Err(format!(
+                            "color {k}: particle {i} is shared by blocks {other} and {block}"
+                        ));
+                    }
+                    owner[i as usize] = (k, block);
+                }
             }
         }
     }
@@ -126,9 +280,9 @@ pub fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
 ///
 /// Invariant (the caller's, stated by the `unsafe` methods): while a thread reads or writes
 /// particle `i` through the view, no other thread accesses particle `i`. The colored driver
-/// upholds it because the constraints of one color share no particle ([`validate`] asserts this
-/// whenever a family is colored, in release builds too, and a family's ids cannot change afterwards except by appending to
-/// its serial overflow range). Indices are bounds-checked.
+/// upholds it because the blocks of one color share no particle ([`validate`] asserts this
+/// whenever a family is scheduled, in release builds too, and a family's ids cannot change
+/// afterwards except by appending to its serial tail). Indices are bounds-checked.
 pub struct Positions<'a> {
     ptr: *mut Vec3,
     len: usize,
@@ -172,6 +326,17 @@ impl<'a> Positions<'a> {
         // SAFETY: in bounds; exclusive access to element `i` by the caller's contract.
         unsafe { *self.ptr.add(i) += d }
     }
+
+    /// Moves particle `i` to `p`, m.
+    ///
+    /// # Safety
+    /// No other thread reads or writes particle `i` during the call.
+    #[inline]
+    pub unsafe fn set(&self, i: usize, p: Vec3) {
+        assert!(i < self.len, "particle {i} out of {}", self.len);
+        // SAFETY: in bounds; exclusive access to element `i` by the caller's contract.
+        unsafe { *self.ptr.add(i) = p }
+    }
 }
 
 /// The position corrections of one constraint over its `K` particles, and its multiplier change.
@@ -208,6 +373,23 @@ pub trait Kernel<const K: usize>: Sync {
         x: &[Vec3],
         w: &[Real],
     ) -> Option<Correction<K>>;
+
+    /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`]), which share no
+    /// particle, and adds their multiplier changes to `lambda`. By default one after another; a
+    /// family may project them together (SIMD), with the same result.
+    ///
+    /// # Safety
+    /// No other thread accesses the constraints' particles during the call.
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View)
+    where
+        Self: Sized,
+    {
+        for (n, l) in lambda.iter_mut().enumerate() {
+            // SAFETY: forwarded from the caller.
+            unsafe { project_one::<K, DAMPED, Self>(self, c + n, l, v) };
+        }
+    }
 }
 
 /// Projects constraint `c` and applies its correction: the body shared by the serial and colored
@@ -216,26 +398,50 @@ pub trait Kernel<const K: usize>: Sync {
 /// # Safety
 /// No other thread accesses the constraint's particles during the call.
 #[inline(always)]
-unsafe fn project_one<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+pub unsafe fn project_one<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     c: usize,
     lambda: &mut Real,
-    p: &Positions,
-    x: &[Vec3],
-    w: &[Real],
+    v: &View,
 ) {
     // SAFETY: forwarded from the caller.
-    if let Some(r) = unsafe { family.correction::<DAMPED>(c, *lambda, p, x, w) } {
+    if let Some(r) = unsafe { family.correction::<DAMPED>(c, *lambda, &v.p, v.x, v.w) } {
         for (&i, &dp) in r.ids.iter().zip(&r.dp) {
             // SAFETY: forwarded from the caller.
-            unsafe { p.add(i, dp) };
+            unsafe { v.p.add(i, dp) };
         }
         *lambda += r.delta_lambda;
     }
 }
 
-/// Projects the constraints `start..start + lambda.len()` in order (`lambda` holds their
-/// multipliers): the loop shared by the serial driver and the tasks of the colored driver.
+/// The direction of a sweep over a family. Gauss-Seidel favours the direction it sweeps in:
+/// a forward sweep carries the pins' support through a cloth built from its pinned edge, and
+/// leaves the last constraints it visits (far from the pins) the most satisfied. Alternating the
+/// direction every iteration (symmetric Gauss-Seidel) removes the dependence on which way the
+/// body was built (measured on W in `docs/step-bench.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sweep {
+    /// In the scheduled order.
+    Forward,
+    /// In the reverse of the scheduled order.
+    Backward,
+}
+
+impl Sweep {
+    /// The sweep of solver iteration `i` (counted from 0): forward on even iterations, backward
+    /// on odd ones.
+    pub fn of_iteration(i: u32) -> Self {
+        if i.is_multiple_of(2) {
+            Sweep::Forward
+        } else {
+            Sweep::Backward
+        }
+    }
+}
+
+/// Projects the constraints `start..start + lambda.len()` one after another in the direction of
+/// `sweep` (`lambda` holds their multipliers): the loop shared by the serial driver and the tasks
+/// of the colored driver.
 ///
 /// # Safety
 /// No other thread accesses the particles of these constraints during the call.
@@ -243,32 +449,107 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     start: usize,
-    p: &Positions,
-    x: &[Vec3],
-    w: &[Real],
+    sweep: Sweep,
+    v: &View,
 ) {
-    for (n, l) in lambda.iter_mut().enumerate() {
+    let one = |(n, l): (usize, &mut Real)| {
         // SAFETY: forwarded from the caller.
-        unsafe { project_one::<K, DAMPED, F>(family, start + n, l, p, x, w) };
+        unsafe { project_one::<K, DAMPED, F>(family, start + n, l, v) }
+    };
+    match sweep {
+        Sweep::Forward => lambda.iter_mut().enumerate().for_each(one),
+        Sweep::Backward => lambda.iter_mut().enumerate().rev().for_each(one),
     }
 }
 
-/// Projects constraints `range` of `family` in order, Gauss-Seidel style.
+/// Projects the batches whose bounds (starts, then the end) are `batches`, in the direction of
+/// `sweep`, each with [`Kernel::project_lanes`]; `lambda` holds the multipliers of
+/// `batches[0]..batches[last]`. The constraints of a batch share no particle, so their order
+/// inside it does not matter.
+///
+/// # Safety
+/// No other thread accesses the particles of these constraints during the call.
+unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    let Some(&start) = batches.first() else {
+        return;
+    };
+    let mut one = |b: &[usize]| {
+        let part = &mut lambda[b[0] - start..b[1] - start];
+        // SAFETY: forwarded from the caller; a batch shares no particle.
+        unsafe { family.project_lanes::<DAMPED>(b[0], part, v) };
+    };
+    match sweep {
+        Sweep::Forward => batches.windows(2).for_each(&mut one),
+        Sweep::Backward => batches.windows(2).rev().for_each(&mut one),
+    }
+}
+
+/// What a projection reads and writes of the particles: the predicted positions (shared), the
+/// substep's start positions and the inverse masses.
+pub struct View<'a> {
+    /// Predicted positions `p`, m.
+    pub p: Positions<'a>,
+    /// Positions at the start of the substep, m.
+    pub x: &'a [Vec3],
+    /// Inverse masses, 1/kg.
+    pub w: &'a [Real],
+}
+
+impl<'a> View<'a> {
+    fn new(ps: &'a mut ParticleSet) -> Self {
+        View {
+            p: Positions::new(&mut ps.p),
+            x: &ps.x,
+            w: &ps.inv_mass,
+        }
+    }
+}
+
+/// Projects every constraint of `family` one after another, Gauss-Seidel style, in the
+/// direction of `sweep`: the scheduled constraints batch after batch (see [`Blocks`]), then the
+/// serial tail (backward: the other way round).
 pub fn project_serial<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
+    blocks: &Blocks,
     ps: &mut ParticleSet,
-    range: Range<usize>,
+    sweep: Sweep,
 ) {
-    let p = Positions::new(&mut ps.p);
-    let (x, w) = (&ps.x, &ps.inv_mass);
-    let (start, lambda) = (range.start, &mut lambda[range]);
+    let v = View::new(ps);
+    if family.damped() {
+        serial::<K, true, F>(family, lambda, blocks, sweep, &v);
+    } else {
+        serial::<K, false, F>(family, lambda, blocks, sweep, &v);
+    }
+}
+
+fn serial<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    sweep: Sweep,
+    v: &View,
+) {
+    let end = blocks.end();
+    let (scheduled, tail) = lambda.split_at_mut(end);
+    let batches = blocks.batches_in(0..end);
     // SAFETY: one thread walks the constraints one after another.
     unsafe {
-        if family.damped() {
-            walk::<K, true, F>(family, lambda, start, &p, x, w);
-        } else {
-            walk::<K, false, F>(family, lambda, start, &p, x, w);
+        match sweep {
+            Sweep::Forward => {
+                walk_batches::<K, DAMPED, F>(family, scheduled, batches, sweep, v);
+                walk::<K, DAMPED, F>(family, tail, end, sweep, v);
+            }
+            Sweep::Backward => {
+                walk::<K, DAMPED, F>(family, tail, end, sweep, v);
+                walk_batches::<K, DAMPED, F>(family, scheduled, batches, sweep, v);
+            }
         }
     }
 }
@@ -276,47 +557,66 @@ pub fn project_serial<const K: usize, F: Kernel<K>>(
 fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
-    offsets: &[usize],
-    p: &Positions,
-    x: &[Vec3],
-    w: &[Real],
+    blocks: &Blocks,
+    sweep: Sweep,
+    v: &View,
 ) {
-    for color in offsets.windows(2) {
-        let (start, end) = (color[0], color[1]);
-        lambda[start..end]
-            .par_chunks_mut(PAR_CHUNK)
-            .enumerate()
-            .for_each(|(n, chunk)| {
-                // SAFETY: the constraints of one color share no particle (the caller's
-                // contract), so no two tasks touch the same particle.
-                unsafe { walk::<K, DAMPED, F>(family, chunk, start + n * PAR_CHUNK, p, x, w) }
-            });
+    // The multipliers of each block, borrowed apart, then those of the serial tail.
+    let mut parts: [&mut [Real]; MAX_BLOCKS] = Default::default();
+    let mut tail = lambda;
+    let count = blocks.bounds.len().saturating_sub(1);
+    for (b, part) in parts.iter_mut().enumerate().take(count) {
+        let (head, rest) = std::mem::take(&mut tail).split_at_mut(blocks.range(b).len());
+        *part = head;
+        tail = rest;
     }
-    let overflow = offsets.last().copied().unwrap_or(0);
-    // SAFETY: the parallel passes are over; this thread alone walks the overflow range.
-    unsafe { walk::<K, DAMPED, F>(family, &mut lambda[overflow..], overflow, p, x, w) };
+    let end = blocks.end();
+    let mut pass = |color: &Vec<usize>| {
+        parts[..count]
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(b, _)| color.contains(b))
+            .for_each(|(b, part)| {
+                let batches = blocks.batches_in(blocks.range(b));
+                // SAFETY: the blocks of one color share no particle (the caller's contract), so
+                // no two tasks touch the same particle.
+                unsafe { walk_batches::<K, DAMPED, F>(family, part, batches, sweep, v) }
+            });
+    };
+    // SAFETY (both tails): no parallel pass is running; this thread alone walks the tail.
+    match sweep {
+        Sweep::Forward => {
+            blocks.colors.iter().for_each(&mut pass);
+            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
+        }
+        Sweep::Backward => {
+            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
+            blocks.colors.iter().rev().for_each(&mut pass);
+        }
+    }
 }
 
-/// Projects every constraint of `family`: each color of `offsets` in parallel, one color after
-/// another, then the overflow range serially. The result is bit-identical to
-/// [`project_serial`] over the whole family, for any number of threads.
+/// Projects every constraint of `family` by colored blocks: in a forward `sweep`, the colors
+/// of `blocks` one after another, the blocks of a color in parallel (each walked forward), then
+/// the serial tail; a backward sweep does the same in reverse. The result does not depend on the
+/// number of threads.
 ///
 /// # Safety
-/// `offsets` is a valid coloring of the family ([`validate`] passes on the ids of
-/// [`Kernel::particles`]), and each constraint's [`Kernel::correction`] reads and writes only
-/// the particles of [`Kernel::particles`].
+/// `blocks` is valid for the family ([`validate`] passes on the ids of [`Kernel::particles`]),
+/// and each constraint's [`Kernel::correction`] reads and writes only the particles of
+/// [`Kernel::particles`].
 pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
-    offsets: &[usize],
+    blocks: &Blocks,
     ps: &mut ParticleSet,
+    sweep: Sweep,
 ) {
-    let p = Positions::new(&mut ps.p);
-    let (x, w) = (&ps.x, &ps.inv_mass);
+    let v = View::new(ps);
     if family.damped() {
-        colored::<K, true, F>(family, lambda, offsets, &p, x, w);
+        colored::<K, true, F>(family, lambda, blocks, sweep, &v);
     } else {
-        colored::<K, false, F>(family, lambda, offsets, &p, x, w);
+        colored::<K, false, F>(family, lambda, blocks, sweep, &v);
     }
 }
 
@@ -396,52 +696,95 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn reorder<const K: usize>(ids: &[[u32; K]]) -> (Vec<[u32; K]>, Coloring) {
-        let coloring = greedy(ids);
+    fn reorder<const K: usize>(ids: &[[u32; K]]) -> (Vec<[u32; K]>, Schedule) {
+        let schedule = schedule(ids);
         let mut v = ids.to_vec();
-        permute(&mut v, &coloring.order);
-        (v, coloring)
+        permute(&mut v, &schedule.order);
+        (v, schedule)
+    }
+
+    /// Whether every two constraints that share a particle are in the same relative order in
+    /// `v` as in `ids` (then walking `v` gives the result of walking `ids`).
+    fn keeps_conflict_order<const K: usize>(ids: &[[u32; K]], order: &[u32]) -> bool {
+        let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+        let mut last = vec![None::<u32>; particles];
+        order.iter().all(|&c| {
+            ids[c as usize].iter().all(|&i| {
+                let ok = last[i as usize].is_none_or(|l| l <= c);
+                last[i as usize] = Some(c);
+                ok
+            })
+        })
     }
 
     #[test]
-    fn a_chain_takes_two_colors() {
+    fn a_chain_keeps_its_order_and_batches_alternate_links() {
         let ids: Vec<[u32; 2]> = (0..10).map(|i| [i, i + 1]).collect();
-        let (v, coloring) = reorder(&ids);
-        assert_eq!(coloring.offsets, vec![0, 5, 10]);
-        assert_eq!(v[..5], [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]);
-        validate(&v, &coloring.offsets).unwrap();
+        let (v, s) = reorder(&ids);
+        assert_eq!(s.blocks.bounds, vec![0, 10]);
+        assert_eq!(s.blocks.colors, vec![vec![0]]);
+        // Each link waits for the one before it: one link per batch, in order.
+        assert_eq!(v, ids);
     }
 
     #[test]
-    fn a_star_overflows_past_the_cap() {
-        let ids: Vec<[u32; 2]> = (1..=MAX_COLORS as u32 + 5).map(|i| [0, i]).collect();
-        let (v, coloring) = reorder(&ids);
-        assert_eq!(coloring.offsets.len(), MAX_COLORS + 1);
-        assert_eq!(*coloring.offsets.last().unwrap(), MAX_COLORS);
-        validate(&v, &coloring.offsets).unwrap();
+    fn independent_constraints_fill_batches_of_lanes() {
+        // Links 0-1, 2-3, ... share nothing, then the same links again.
+        let once: Vec<[u32; 2]> = (0..20).map(|i| [2 * i, 2 * i + 1]).collect();
+        let ids = [once.clone(), once].concat();
+        let (v, _) = reorder(&ids);
+        assert_eq!(
+            v, ids,
+            "the second pass waits for the first on every particle"
+        );
+        let mixed: Vec<[u32; 2]> = vec![[0, 1], [1, 2], [3, 4], [5, 6]];
+        let (v, _) = reorder(&mixed);
+        assert_eq!(v, vec![[0, 1], [3, 4], [5, 6], [1, 2]]);
+    }
+
+    #[test]
+    fn rows_of_a_long_chain_make_two_colors_of_blocks() {
+        let ids: Vec<[u32; 2]> = (0..4000).map(|i| [i, i + 1]).collect();
+        let (v, s) = reorder(&ids);
+        assert_eq!(s.blocks.bounds.len(), MAX_BLOCKS + 1);
+        assert_eq!(s.blocks.colors, vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]);
+        validate(&v, &s.blocks).unwrap();
     }
 
     #[test]
     fn validator_rejects_a_shared_particle() {
-        assert!(validate(&[[0, 1], [1, 2]], &[0, 2]).is_err());
-        assert!(validate(&[[0, 1], [1, 2]], &[0, 1, 2]).is_ok());
+        let blocks = |colors| Blocks {
+            bounds: vec![0, 1, 2],
+            colors,
+            batches: vec![0, 1, 2],
+        };
+        assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0, 1]])).is_err());
+        assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0], vec![1]])).is_ok());
+        assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0]])).is_err());
+        let one_batch = Blocks {
+            batches: vec![0, 2],
+            ..blocks(vec![vec![0], vec![1]])
+        };
+        assert!(validate(&[[0, 1], [1, 2]], &one_batch).is_err());
     }
 
     proptest! {
         #[test]
-        fn greedy_coloring_is_valid_on_random_meshes(
-            tris in prop::collection::vec([0u32..60, 0u32..60, 0u32..60], 0..200),
+        fn schedule_is_valid_and_keeps_conflict_order_on_random_meshes(
+            tris in prop::collection::vec([0u32..300, 0u32..300, 0u32..300], 0..1500),
         ) {
             let tris: Vec<[u32; 3]> = tris.into_iter().filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).collect();
             let edges = crate::mesh::topology::edges(&tris);
-            let (v, coloring) = reorder(&edges);
-            prop_assert!(validate(&v, &coloring.offsets).is_ok());
-            let mut sorted = coloring.order.clone();
+            let (v, s) = reorder(&edges);
+            prop_assert!(validate(&v, &s.blocks).is_ok());
+            let mut sorted = s.order.clone();
             sorted.sort_unstable();
             prop_assert_eq!(sorted, (0..edges.len() as u32).collect::<Vec<_>>());
+            prop_assert!(keeps_conflict_order(&edges, &s.order));
             let quads = crate::mesh::topology::triangle_pairs(&tris);
-            let (q, qc) = reorder(&quads);
-            prop_assert!(validate(&q, &qc.offsets).is_ok());
+            let (q, qs) = reorder(&quads);
+            prop_assert!(validate(&q, &qs.blocks).is_ok());
+            prop_assert!(keeps_conflict_order(&quads, &qs.order));
         }
     }
 }

@@ -5,11 +5,12 @@ use crate::math::{Real, Vec3};
 /// How the constraint projection visits the constraints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SolverMethod {
-    /// Serial Gauss-Seidel: each constraint sees the corrections of the ones before it.
+    /// Serial Gauss-Seidel in build order: each constraint sees the corrections of the ones
+    /// before it.
     #[default]
     GaussSeidel,
-    /// Graph-colored Gauss-Seidel: the constraints of one color in parallel, colors in order
-    /// (bit-identical to `GaussSeidel`, which walks the same color order).
+    /// Graph-colored Gauss-Seidel: each family cut into blocks, the blocks of one color in
+    /// parallel, colors in order; the result does not depend on the thread count.
     Colored,
     /// Jacobi: all corrections of a family computed from the same positions, then averaged per
     /// particle with relaxation.

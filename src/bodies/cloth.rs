@@ -144,7 +144,7 @@ pub fn add_cloth(
             }
         }
     }
-    cs.color();
+    cs.schedule();
     Body {
         name: name.to_string(),
         kind: BodyKind::Cloth,

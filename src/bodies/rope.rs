@@ -66,7 +66,7 @@ pub fn add_rope(
             cs.bend_distance.push(k as u32, k as u32 + 2, rest, mat);
         }
     }
-    cs.color();
+    cs.schedule();
     Body {
         name: spec.name.clone(),
         kind: BodyKind::Rope,

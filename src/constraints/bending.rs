@@ -4,21 +4,22 @@
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
 use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
-use crate::coloring::{self, Correction, JacobiScratch, Kernel, Positions};
+use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Positions, Sweep};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use std::f32::consts::PI;
 
 /// Dihedral bending constraints: `ids = [e0, e1, a, b]`, the shared edge `e0 → e1` and the
-/// vertices `a` (of triangle `e0, e1, a`) and `b` (of triangle `e1, e0, b`) opposite it; in color
+/// vertices `a` (of triangle `e0, e1, a`) and `b` (of triangle `e1, e0, b`) opposite it; in scheduled
 /// order (see [`coloring`]).
 #[derive(Clone, Debug, Default)]
 pub struct DihedralSet {
-    /// The four particles `[e0, e1, a, b]` (private: the colored driver relies on the colors' ids
+    /// The four particles `[e0, e1, a, b]` (private: the colored driver relies on the scheduled ids
     /// not changing).
     ids: Vec<[u32; 4]>,
-    /// Color offsets (see [`coloring::Coloring::offsets`]); the rest is the serial overflow range.
-    colors: Vec<usize>,
+    /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
+    /// [`Self::schedule`] form a serial tail.
+    blocks: Blocks,
     /// Rest angle `θ₀`, radians (0 when the two triangles are coplanar).
     pub rest_angle: Vec<Real>,
     /// Lagrange multiplier accumulated in the current substep.
@@ -140,19 +141,21 @@ impl DihedralSet {
         &self.ids
     }
 
-    /// Colors the whole set from its particle ids and reorders it into color order.
-    pub fn color(&mut self) {
-        let coloring = coloring::greedy(&self.ids);
-        coloring::permute(&mut self.ids, &coloring.order);
-        coloring::permute(&mut self.rest_angle, &coloring.order);
-        coloring::permute(&mut self.lambda, &coloring.order);
-        coloring::permute(&mut self.mat, &coloring.order);
-        self.colors = coloring.offsets;
-        assert_eq!(coloring::validate(&self.ids, &self.colors), Ok(()));
+    /// Schedules the whole set from its particle ids (see [`coloring`]): reorders it into
+    /// colored blocks of batches, keeping the build order between constraints that share a
+    /// particle.
+    pub fn schedule(&mut self) {
+        let schedule = coloring::schedule(&self.ids);
+        coloring::permute(&mut self.ids, &schedule.order);
+        coloring::permute(&mut self.rest_angle, &schedule.order);
+        coloring::permute(&mut self.lambda, &schedule.order);
+        coloring::permute(&mut self.mat, &schedule.order);
+        self.blocks = schedule.blocks;
+        assert_eq!(coloring::validate(&self.ids, &self.blocks), Ok(()));
     }
 
     /// The kernel view, the multipliers and the color offsets, borrowed apart.
-    fn split(&mut self) -> (DihedralKernel<'_>, &mut [Real], &[usize]) {
+    fn split(&mut self) -> (DihedralKernel<'_>, &mut [Real], &Blocks) {
         (
             DihedralKernel {
                 ids: &self.ids,
@@ -161,24 +164,24 @@ impl DihedralSet {
                 coeffs: &self.materials.coeffs,
             },
             &mut self.lambda,
-            &self.colors,
+            &self.blocks,
         )
     }
 
-    /// Projects constraints `range` in order, Gauss-Seidel style.
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, range: std::ops::Range<usize>) {
-        let (kernel, lambda, _) = self.split();
-        coloring::project_serial(&kernel, lambda, ps, range);
+    /// Projects every constraint in the direction of `sweep`, Gauss-Seidel style.
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
+        let (kernel, lambda, blocks) = self.split();
+        coloring::project_serial(&kernel, lambda, blocks, ps, sweep);
     }
 
-    /// Projects every constraint, the colors in parallel (bit-identical to
-    /// [`DihedralSet::project_serial`] over the whole set).
-    pub fn project_colored(&mut self, ps: &mut ParticleSet) {
-        let (kernel, lambda, colors) = self.split();
-        // SAFETY: `colors` was validated against `ids` by `color` (an assert), and `ids` has not
-        // changed since except by `push`, which appends to the serial overflow range; the kernel
+    /// Projects every constraint, the blocks of a color in parallel (the result does not
+    /// depend on the thread count).
+    pub fn project_colored(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
+        let (kernel, lambda, blocks) = self.split();
+        // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
+        // not changed since except by `push`, which appends to the serial tail; the kernel
         // reads and corrects only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, colors, ps) };
+        unsafe { coloring::project_colored(&kernel, lambda, blocks, ps, sweep) };
     }
 
     /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).

@@ -1,19 +1,22 @@
 //! Distance constraints: stretch, shear, rope segments and the cross-distance bending variant.
 
 use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
-use crate::coloring::{self, Correction, JacobiScratch, Kernel, Positions};
-use crate::math::{Real, Vec3};
+use crate::coloring::{
+    self, Blocks, Correction, JacobiScratch, Kernel, LANES, Positions, Sweep, View,
+};
+use crate::math::{Lanes, Real, Vec3};
 use crate::particles::ParticleSet;
+use wide::f32x8;
 
-/// Distance constraints, one entry per constraint in each field, in color order (see
+/// Distance constraints, one entry per constraint in each field, in scheduled order (see
 /// [`coloring`]).
 #[derive(Clone, Debug, Default)]
 pub struct DistanceSet {
-    /// The two particles (private: the colored driver relies on the colors' ids not changing).
+    /// The two particles (private: the colored driver relies on the scheduled ids not changing).
     ids: Vec<[u32; 2]>,
-    /// Color offsets (see [`coloring::Coloring::offsets`]); constraints from the last offset on
-    /// (all of them before [`DistanceSet::color`]) form the overflow range, projected serially.
-    colors: Vec<usize>,
+    /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
+    /// [`Self::schedule`] form a serial tail.
+    blocks: Blocks,
     /// Rest length `d`, m.
     pub rest: Vec<Real>,
     /// Lagrange multiplier accumulated in the current substep.
@@ -51,20 +54,40 @@ pub fn solve_distance(
     k: &Coeffs,
 ) -> Option<PairCorrection> {
     let diff = p0 - p1;
-    let len = diff.norm();
+    let (delta_lambda, s, len) =
+        distance_step(diff.into(), w0 + w1, d, lambda, diff.dot(&dx_rel), k);
     if len <= Real::EPSILON {
         return None;
     }
-    // `n = diff / len`, with one division instead of three.
-    let inv_len = 1.0 / len;
-    let c = len - d;
-    let delta_lambda = delta_lambda(c, w0 + w1, diff.dot(&dx_rel) * inv_len, lambda, k);
-    let step = diff * (k.scale * delta_lambda * inv_len);
+    let step = diff * s;
     Some(PairCorrection {
         dp0: step * w0,
         dp1: -step * w1,
         delta_lambda,
     })
+}
+
+/// The arithmetic of [`solve_distance`], for one constraint or for one per lane of a batch (see
+/// [`Lanes`]): returns the multiplier change `Δλ`, the scale `s` of the correction
+/// (`Δp0 = s w0 diff`, `Δp1 = −s w1 diff`) and `|diff|`, for `diff = p0 − p1`,
+/// `w_sum = w0 + w1` and `diff_dot_dx = diff · dx_rel`. `Δλ` and `s` are 0 for coincident
+/// particles.
+#[inline(always)]
+fn distance_step<T: Lanes>(
+    diff: [T; 3],
+    w_sum: T,
+    d: T,
+    lambda: T,
+    diff_dot_dx: T,
+    k: &Coeffs<T>,
+) -> (T, T, T) {
+    let (eps, zero) = (T::splat(Real::EPSILON), T::splat(0.0));
+    let len = (diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]).sqrt();
+    // `n = diff / len`, with one division instead of three.
+    let inv_len = len.select_gt(eps, T::splat(1.0) / len, zero);
+    let delta_lambda = delta_lambda(len - d, w_sum, diff_dot_dx * inv_len, lambda, k);
+    let delta_lambda = len.select_gt(eps, delta_lambda, zero);
+    (delta_lambda, k.scale * delta_lambda * inv_len, len)
 }
 
 impl DistanceSet {
@@ -83,13 +106,13 @@ impl DistanceSet {
         &self.ids
     }
 
-    /// Color offsets: color `k` is `colors()[k]..colors()[k + 1]`; the rest is the overflow.
-    pub fn colors(&self) -> &[usize] {
-        &self.colors
+    /// The colored blocks of the scheduled order.
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
     }
 
     /// Adds a constraint between `a` and `b` at rest length `rest` with material `mat`, at the end
-    /// of the overflow range (until the next [`DistanceSet::color`]).
+    /// of the serial tail (until the next [`DistanceSet::schedule`]).
     pub fn push(&mut self, a: u32, b: u32, rest: Real, mat: u16) {
         self.ids.push([a, b]);
         self.rest.push(rest);
@@ -97,19 +120,21 @@ impl DistanceSet {
         self.mat.push(mat);
     }
 
-    /// Colors the whole set from its particle ids and reorders it into color order.
-    pub fn color(&mut self) {
-        let coloring = coloring::greedy(&self.ids);
-        coloring::permute(&mut self.ids, &coloring.order);
-        coloring::permute(&mut self.rest, &coloring.order);
-        coloring::permute(&mut self.lambda, &coloring.order);
-        coloring::permute(&mut self.mat, &coloring.order);
-        self.colors = coloring.offsets;
-        assert_eq!(coloring::validate(&self.ids, &self.colors), Ok(()));
+    /// Schedules the whole set from its particle ids (see [`coloring`]): reorders it into
+    /// colored blocks of batches, keeping the build order between constraints that share a
+    /// particle.
+    pub fn schedule(&mut self) {
+        let schedule = coloring::schedule(&self.ids);
+        coloring::permute(&mut self.ids, &schedule.order);
+        coloring::permute(&mut self.rest, &schedule.order);
+        coloring::permute(&mut self.lambda, &schedule.order);
+        coloring::permute(&mut self.mat, &schedule.order);
+        self.blocks = schedule.blocks;
+        assert_eq!(coloring::validate(&self.ids, &self.blocks), Ok(()));
     }
 
     /// The kernel view, the multipliers and the color offsets, borrowed apart.
-    fn split(&mut self) -> (DistanceKernel<'_>, &mut [Real], &[usize]) {
+    fn split(&mut self) -> (DistanceKernel<'_>, &mut [Real], &Blocks) {
         (
             DistanceKernel {
                 ids: &self.ids,
@@ -118,24 +143,25 @@ impl DistanceSet {
                 coeffs: &self.materials.coeffs,
             },
             &mut self.lambda,
-            &self.colors,
+            &self.blocks,
         )
     }
 
-    /// Projects constraints `range` in order, Gauss-Seidel style (each sees the previous ones).
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, range: std::ops::Range<usize>) {
-        let (kernel, lambda, _) = self.split();
-        coloring::project_serial(&kernel, lambda, ps, range);
+    /// Projects every constraint in the direction of `sweep`, Gauss-Seidel style (each sees the
+    /// previous ones).
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
+        let (kernel, lambda, blocks) = self.split();
+        coloring::project_serial(&kernel, lambda, blocks, ps, sweep);
     }
 
-    /// Projects every constraint, the colors in parallel (bit-identical to
-    /// [`DistanceSet::project_serial`] over the whole set).
-    pub fn project_colored(&mut self, ps: &mut ParticleSet) {
-        let (kernel, lambda, colors) = self.split();
-        // SAFETY: `colors` was validated against `ids` by `color` (an assert), and `ids` has not
-        // changed since except by `push`, which appends to the serial overflow range; the kernel
+    /// Projects every constraint, the blocks of a color in parallel (the result does not
+    /// depend on the thread count).
+    pub fn project_colored(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
+        let (kernel, lambda, blocks) = self.split();
+        // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
+        // not changed since except by `push`, which appends to the serial tail; the kernel
         // reads and corrects only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, colors, ps) };
+        unsafe { coloring::project_colored(&kernel, lambda, blocks, ps, sweep) };
     }
 
     /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
@@ -157,6 +183,32 @@ struct DistanceKernel<'a> {
     rest: &'a [Real],
     mat: &'a [u16],
     coeffs: &'a [Coeffs],
+}
+
+impl DistanceKernel<'_> {
+    /// The coefficients of the materials `mat` of a batch, one per lane (unused lanes: zero).
+    #[inline(always)]
+    fn lane_coeffs(&self, mat: &[u16]) -> Coeffs<f32x8> {
+        let first = self.coeffs[mat[0] as usize];
+        if mat.iter().all(|&m| m == mat[0]) {
+            // The usual case: the whole batch is one material.
+            return Coeffs {
+                alpha_tilde: f32x8::splat(first.alpha_tilde),
+                gamma: f32x8::splat(first.gamma),
+                scale: f32x8::splat(first.scale),
+            };
+        }
+        let [mut alpha_tilde, mut gamma, mut scale] = [[0.0; LANES]; 3];
+        for (l, &m) in mat.iter().enumerate() {
+            let k = &self.coeffs[m as usize];
+            (alpha_tilde[l], gamma[l], scale[l]) = (k.alpha_tilde, k.gamma, k.scale);
+        }
+        Coeffs {
+            alpha_tilde: f32x8::from(alpha_tilde),
+            gamma: f32x8::from(gamma),
+            scale: f32x8::from(scale),
+        }
+    }
 }
 
 impl Kernel<2> for DistanceKernel<'_> {
@@ -192,6 +244,62 @@ impl Kernel<2> for DistanceKernel<'_> {
             dp: [r.dp0, r.dp1],
             delta_lambda: r.delta_lambda,
         })
+    }
+
+    /// The constraints of a batch at once: their particles are gathered into one array per
+    /// coordinate, [`distance_step`] runs on all [`LANES`] lanes as SIMD vectors (unused lanes
+    /// hold coincident particles, which do not move), and the new positions are scattered back;
+    /// the same arithmetic as [`solve_distance`], so the same bits.
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
+        let lanes = c..c + lambda.len();
+        let (ids, mat, rest) = (
+            &self.ids[lanes.clone()],
+            &self.mat[lanes.clone()],
+            &self.rest[lanes],
+        );
+        let [mut ax, mut ay, mut az, mut bx, mut by, mut bz] = [[0.0; LANES]; 6];
+        let [mut w0, mut w1, mut d, mut lam, mut dot] = [[0.0; LANES]; 5];
+        // One loop gathers everything (separate copies of `rest` and `lambda` become `memcpy`
+        // calls).
+        for (l, (&[a, b], (&r, &m))) in ids.iter().zip(rest.iter().zip(lambda.iter())).enumerate() {
+            let (a, b) = (a as usize, b as usize);
+            // SAFETY: no other thread writes `a` or `b` (the caller's contract).
+            let (pa, pb) = unsafe { (v.p.get(a), v.p.get(b)) };
+            (ax[l], ay[l], az[l]) = (pa.x, pa.y, pa.z);
+            (bx[l], by[l], bz[l]) = (pb.x, pb.y, pb.z);
+            (w0[l], w1[l], d[l], lam[l]) = (v.w[a], v.w[b], r, m);
+            if DAMPED {
+                dot[l] = (pa - pb).dot(&((pa - v.x[a]) - (pb - v.x[b])));
+            }
+        }
+        let k = self.lane_coeffs(mat);
+        let (ax, ay, az) = (f32x8::new(ax), f32x8::new(ay), f32x8::new(az));
+        let (bx, by, bz) = (f32x8::new(bx), f32x8::new(by), f32x8::new(bz));
+        let (w0, w1, lam) = (f32x8::new(w0), f32x8::new(w1), f32x8::new(lam));
+        let diff = [ax - bx, ay - by, az - bz];
+        let (delta_lambda, s, _) =
+            distance_step(diff, w0 + w1, f32x8::new(d), lam, f32x8::new(dot), &k);
+        let lam = (lam + delta_lambda).to_array();
+        let (sx, sy, sz) = (diff[0] * s, diff[1] * s, diff[2] * s);
+        let (ax, ay, az) = (
+            (ax + sx * w0).to_array(),
+            (ay + sy * w0).to_array(),
+            (az + sz * w0).to_array(),
+        );
+        let (bx, by, bz) = (
+            (bx + -sx * w1).to_array(),
+            (by + -sy * w1).to_array(),
+            (bz + -sz * w1).to_array(),
+        );
+        for (l, (&[a, b], m)) in ids.iter().zip(lambda.iter_mut()).enumerate() {
+            *m = lam[l];
+            // SAFETY: as above; the lanes share no particle.
+            unsafe {
+                v.p.set(a as usize, Vec3::new(ax[l], ay[l], az[l]));
+                v.p.set(b as usize, Vec3::new(bx[l], by[l], bz[l]));
+            }
+        }
     }
 }
 
@@ -279,6 +387,69 @@ mod tests {
         .unwrap();
         // Full correction would move each end by 0.5; a quarter of it is 0.125.
         assert!((r.dp0.x - 0.125).abs() < 1e-6 && (r.dp1.x + 0.125).abs() < 1e-6);
+    }
+
+    #[test]
+    fn batched_projection_matches_the_scalar_kernel_bit_for_bit() {
+        // Without and with XPBD damping (the family's two code paths).
+        for damping in [0.0, 0.01] {
+            batched_matches_scalar(damping);
+        }
+    }
+
+    /// The edges of a 30 x 30 grid, far from rest, two materials, a few pins.
+    fn batched_matches_scalar(damping: Real) {
+        let n = 30u32;
+        let mut ps = ParticleSet::default();
+        let mut set = DistanceSet::default();
+        let rigid = set.materials.add(Stiffness::default());
+        let soft = set.materials.add(Stiffness::Xpbd {
+            compliance: 1e-4,
+            damping,
+        });
+        for i in 0..n * n {
+            let (x, z) = ((i % n) as Real, (i / n) as Real);
+            let jitter = Vec3::new((i * 7 % 11) as Real, (i * 5 % 13) as Real, 0.0) * 0.01;
+            let w = if i % 97 == 0 {
+                0.0
+            } else {
+                1.0 + (i % 3) as Real
+            };
+            ps.push(Vec3::new(x * 0.1, 0.0, z * 0.1) + jitter, w, 0.01, 0);
+        }
+        for j in 0..n {
+            for i in 0..n {
+                let a = j * n + i;
+                if i + 1 < n {
+                    set.push(a, a + 1, 0.09, rigid);
+                }
+                if j + 1 < n {
+                    set.push(a, a + n, 0.11, if i % 4 == 0 { soft } else { rigid });
+                }
+            }
+        }
+        set.schedule();
+        set.materials.resolve(0.01, 4);
+        ps.x = ps.p.iter().map(|p| p * 0.99).collect();
+        let (mut reference, mut lambda) = (ps.p.clone(), set.lambda.clone());
+        set.project_serial(&mut ps, Sweep::Forward);
+        for (c, l) in lambda.iter_mut().enumerate() {
+            let [a, b] = set.ids()[c].map(|i| i as usize);
+            let dx_rel = (reference[a] - ps.x[a]) - (reference[b] - ps.x[b]);
+            let k = &set.materials.coeffs[set.mat[c] as usize];
+            let (w0, w1) = (ps.inv_mass[a], ps.inv_mass[b]);
+            let (p0, p1, d) = (reference[a], reference[b], set.rest[c]);
+            if let Some(r) = solve_distance(p0, w0, p1, w1, d, *l, dx_rel, k) {
+                reference[a] += r.dp0;
+                reference[b] += r.dp1;
+                *l += r.delta_lambda;
+            }
+        }
+        assert!(reference == ps.p, "positions differ (damping {damping})");
+        assert!(
+            lambda == set.lambda,
+            "multipliers differ (damping {damping})"
+        );
     }
 
     #[test]

@@ -42,12 +42,12 @@ pub struct ConstraintSets {
 }
 
 impl ConstraintSets {
-    /// Colors the stretch and bending families from their particle ids (see
+    /// Schedules the stretch and bending families from their particle ids (see
     /// [`coloring`](crate::coloring)); called when a body has been built.
-    pub fn color(&mut self) {
-        self.stretch.color();
-        self.bend_distance.color();
-        self.dihedral.color();
+    pub fn schedule(&mut self) {
+        self.stretch.schedule();
+        self.bend_distance.schedule();
+        self.dihedral.schedule();
     }
 
     /// Computes every material's coefficients for a substep of `h` seconds, and resets the

@@ -14,7 +14,7 @@
 //! `s = 1 − (1 − k)^(1/n)` for `n` solver iterations (ibid., sec. 3.3). Folding the three models
 //! into one set of per-material coefficients keeps the inner loops free of branches on the model.
 
-use crate::math::Real;
+use crate::math::{Lanes, Real};
 
 /// How stiff a constraint family is (DESIGN.md section 2).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,15 +37,16 @@ impl Default for Stiffness {
     }
 }
 
-/// Coefficients of the projection formula for one material in one substep.
+/// Coefficients of the projection formula for one material in one substep (or, with `T` a SIMD
+/// vector, for the constraints of a batch, one per lane).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Coeffs {
+pub struct Coeffs<T = Real> {
     /// `α̃ = α / h²`.
-    pub alpha_tilde: Real,
+    pub alpha_tilde: T,
     /// `γ = α β / h`; zero for PBD and undamped XPBD.
-    pub gamma: Real,
+    pub gamma: T,
     /// Scale of the position correction: `k`, `k'`, or 1 for XPBD.
-    pub scale: Real,
+    pub scale: T,
 }
 
 impl Stiffness {
@@ -88,13 +89,12 @@ impl Stiffness {
 /// `c` is the constraint value, `w_grad_sq` is `Σ wᵢ |∇ᵢC|²`, `grad_dot_dx` is `∇C·(x − xⁿ)`
 /// (only read when `γ ≠ 0`), `lambda` the multiplier accumulated so far in this substep.
 /// Returns 0 when the constraint cannot move (all particles pinned, or a degenerate gradient).
-#[inline]
-pub fn delta_lambda(c: Real, w_grad_sq: Real, grad_dot_dx: Real, lambda: Real, k: &Coeffs) -> Real {
-    let denom = (1.0 + k.gamma) * w_grad_sq + k.alpha_tilde;
-    if denom <= Real::EPSILON {
-        return 0.0;
-    }
-    (-c - k.alpha_tilde * lambda - k.gamma * grad_dot_dx) / denom
+/// Computes one constraint, or one per lane of a batch (see [`Lanes`]).
+#[inline(always)]
+pub fn delta_lambda<T: Lanes>(c: T, w_grad_sq: T, grad_dot_dx: T, lambda: T, k: &Coeffs<T>) -> T {
+    let denom = (T::splat(1.0) + k.gamma) * w_grad_sq + k.alpha_tilde;
+    let update = (-c - k.alpha_tilde * lambda - k.gamma * grad_dot_dx) / denom;
+    denom.select_gt(T::splat(Real::EPSILON), update, T::splat(0.0))
 }
 
 /// The stiffness materials used by one constraint family, and their coefficients for the

@@ -1,12 +1,13 @@
 //! Stage 5: constraint projection.
 
 use crate::collision::Collider;
+use crate::coloring::Sweep;
 use crate::constraints::ConstraintSets;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending (each visited as `method` says), then serially tet volumes, enclosed volumes,
+/// bending (each visited as `method` says, forward on even iterations and backward on odd ones), then serially tet volumes, enclosed volumes,
 /// attachments, particle-particle contacts and collider contacts, contacts last so that they
 /// have the final word on penetration.
 pub fn project_constraints(
@@ -16,18 +17,18 @@ pub fn project_constraints(
     colliders: &[Collider],
     iterations: u32,
 ) {
-    for _ in 0..iterations {
+    for i in 0..iterations {
+        let sweep = Sweep::of_iteration(i);
         match method {
             SolverMethod::GaussSeidel => {
-                cs.stretch.project_serial(ps, 0..cs.stretch.len());
-                cs.bend_distance
-                    .project_serial(ps, 0..cs.bend_distance.len());
-                cs.dihedral.project_serial(ps, 0..cs.dihedral.len());
+                cs.stretch.project_serial(ps, sweep);
+                cs.bend_distance.project_serial(ps, sweep);
+                cs.dihedral.project_serial(ps, sweep);
             }
             SolverMethod::Colored => {
-                cs.stretch.project_colored(ps);
-                cs.bend_distance.project_colored(ps);
-                cs.dihedral.project_colored(ps);
+                cs.stretch.project_colored(ps, sweep);
+                cs.bend_distance.project_colored(ps, sweep);
+                cs.dihedral.project_colored(ps, sweep);
             }
             SolverMethod::Jacobi => {
                 cs.stretch.project_jacobi(ps, &mut cs.jacobi);
