@@ -3,32 +3,21 @@
 //! The cheap bending variant, a distance constraint between the two vertices opposite the shared
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
-use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
-use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Positions, Sweep};
+use super::family::{Family, FamilyData};
+use super::stiffness::{Coeffs, delta_lambda};
+use crate::coloring::{self, Correction, Kernel, Positions};
 use crate::math::{Real, Vec3};
-use crate::particles::ParticleSet;
 use std::f32::consts::PI;
 
-/// Dihedral bending constraints: `ids = [e0, e1, a, b]`, the shared edge `e0 → e1` and the
-/// vertices `a` (of triangle `e0, e1, a`) and `b` (of triangle `e1, e0, b`) opposite it; in scheduled
-/// order (see [`coloring`]).
-#[derive(Clone, Debug, Default)]
-pub struct DihedralSet {
-    /// The four particles `[e0, e1, a, b]` (private: the colored driver relies on the scheduled ids
-    /// not changing).
-    ids: Vec<[u32; 4]>,
-    /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
-    /// [`Self::schedule`] form a serial tail.
-    blocks: Blocks,
-    /// Rest angle `θ₀`, radians (0 when the two triangles are coplanar).
-    pub rest_angle: Vec<Real>,
-    /// Lagrange multiplier accumulated in the current substep.
-    pub lambda: Vec<Real>,
-    /// Index into `materials`.
-    pub mat: Vec<u16>,
-    /// Stiffness per material.
-    pub materials: MaterialTable,
-}
+/// Dihedral bending constraints (see [`Family`]): `ids = [e0, e1, a, b]`, the shared edge
+/// `e0 → e1` and the vertices `a` (of triangle `e0, e1, a`) and `b` (of triangle `e1, e0, b`)
+/// opposite it; `rest` holds the rest angles `θ₀`, radians (0 when the two triangles are
+/// coplanar).
+pub type DihedralSet = Family<4, Dihedral>;
+
+/// The kind of [`DihedralSet`]: its kernel is [`solve_dihedral`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dihedral;
 
 /// The signed dihedral angle `θ` of the triangle pair and its gradient with respect to
 /// `[e0, e1, a, b]`, or `None` for a degenerate triangle or edge.
@@ -116,90 +105,15 @@ pub fn solve_dihedral(
 }
 
 impl DihedralSet {
-    /// Number of constraints.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// True when the set holds no constraint.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
     /// Adds a constraint whose rest angle is the angle at `x` (the particles' rest positions).
     pub fn push(&mut self, ids: [u32; 4], x: &[Vec3], mat: u16) {
         let rest =
             dihedral_angle_and_gradient(ids.map(|i| x[i as usize])).map_or(0.0, |(theta, _)| theta);
-        self.ids.push(ids);
-        self.rest_angle.push(rest);
-        self.lambda.push(0.0);
-        self.mat.push(mat);
-    }
-
-    /// The four particles of each constraint.
-    pub fn ids(&self) -> &[[u32; 4]] {
-        &self.ids
-    }
-
-    /// Schedules the whole set from its particle ids (see [`coloring`]): reorders it into
-    /// colored blocks of batches, keeping the build order between constraints that share a
-    /// particle.
-    pub fn schedule(&mut self) {
-        let schedule = coloring::schedule(&self.ids);
-        coloring::permute(&mut self.ids, &schedule.order);
-        coloring::permute(&mut self.rest_angle, &schedule.order);
-        coloring::permute(&mut self.lambda, &schedule.order);
-        coloring::permute(&mut self.mat, &schedule.order);
-        self.blocks = schedule.blocks;
-        assert_eq!(coloring::validate(&self.ids, &self.blocks), Ok(()));
-    }
-
-    /// The kernel view, the multipliers and the color offsets, borrowed apart.
-    fn split(&mut self) -> (DihedralKernel<'_>, &mut [Real], &Blocks) {
-        (
-            DihedralKernel {
-                ids: &self.ids,
-                rest_angle: &self.rest_angle,
-                mat: &self.mat,
-                coeffs: &self.materials.coeffs,
-            },
-            &mut self.lambda,
-            &self.blocks,
-        )
-    }
-
-    /// Projects every constraint in the direction of `sweep`, Gauss-Seidel style.
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
-        let (kernel, lambda, blocks) = self.split();
-        coloring::project_serial(&kernel, lambda, blocks, ps, sweep);
-    }
-
-    /// Projects every constraint, the blocks of a color in parallel (the result does not
-    /// depend on the thread count).
-    pub fn project_colored(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
-        let (kernel, lambda, blocks) = self.split();
-        // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
-        // not changed since except by `push`, which appends to the serial tail; the kernel
-        // reads and corrects only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, blocks, ps, sweep) };
-    }
-
-    /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
-    pub fn project_jacobi(&mut self, ps: &mut ParticleSet, scratch: &mut JacobiScratch) {
-        let (kernel, lambda, _) = self.split();
-        coloring::project_jacobi(&kernel, lambda, ps, scratch);
+        self.push_constraint(ids, rest, mat);
     }
 }
 
-/// The read-only data of a [`DihedralSet`] that the drivers need.
-struct DihedralKernel<'a> {
-    ids: &'a [[u32; 4]],
-    rest_angle: &'a [Real],
-    mat: &'a [u16],
-    coeffs: &'a [Coeffs],
-}
-
-impl Kernel<4> for DihedralKernel<'_> {
+impl Kernel<4> for FamilyData<'_, 4, Dihedral> {
     fn particles(&self, c: usize) -> [usize; 4] {
         self.ids[c].map(|i| i as usize)
     }
@@ -226,7 +140,7 @@ impl Kernel<4> for DihedralKernel<'_> {
             [Vec3::zeros(); 4]
         };
         let k = &self.coeffs[self.mat[c] as usize];
-        let r = solve_dihedral(pos, ids.map(|i| w[i]), self.rest_angle[c], lambda, dx, k)?;
+        let r = solve_dihedral(pos, ids.map(|i| w[i]), self.rest[c], lambda, dx, k)?;
         Some(Correction {
             ids,
             dp: r.dp,

@@ -1,31 +1,17 @@
 //! Distance constraints: stretch, shear, rope segments and the cross-distance bending variant.
 
-use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
-use crate::coloring::{
-    self, Blocks, Correction, JacobiScratch, Kernel, LANES, Positions, Sweep, View,
-};
+use super::family::{Family, FamilyData};
+use super::stiffness::{Coeffs, delta_lambda};
+use crate::coloring::{self, Correction, Kernel, LANES, Positions, View};
 use crate::math::{Lanes, Real, Vec3};
-use crate::particles::ParticleSet;
 use wide::f32x8;
 
-/// Distance constraints, one entry per constraint in each field, in scheduled order (see
-/// [`coloring`]).
-#[derive(Clone, Debug, Default)]
-pub struct DistanceSet {
-    /// The two particles (private: the colored driver relies on the scheduled ids not changing).
-    ids: Vec<[u32; 2]>,
-    /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
-    /// [`Self::schedule`] form a serial tail.
-    blocks: Blocks,
-    /// Rest length `d`, m.
-    pub rest: Vec<Real>,
-    /// Lagrange multiplier accumulated in the current substep.
-    pub lambda: Vec<Real>,
-    /// Index into `materials`.
-    pub mat: Vec<u16>,
-    /// Stiffness of the constraints, per material.
-    pub materials: MaterialTable,
-}
+/// Distance constraints (see [`Family`]); `rest` holds the rest lengths `d`, m.
+pub type DistanceSet = Family<2, Distance>;
+
+/// The kind of [`DistanceSet`]: its kernel is [`solve_distance`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Distance;
 
 /// Position corrections of a two-particle constraint and its multiplier change.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,101 +77,20 @@ fn distance_step<T: Lanes>(
 }
 
 impl DistanceSet {
-    /// Number of constraints.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// True when the set holds no constraint.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
-    /// The two particles of each constraint.
-    pub fn ids(&self) -> &[[u32; 2]] {
-        &self.ids
-    }
-
-    /// The colored blocks of the scheduled order.
-    pub fn blocks(&self) -> &Blocks {
-        &self.blocks
-    }
-
     /// Adds a constraint between `a` and `b` at rest length `rest` with material `mat`, at the end
-    /// of the serial tail (until the next [`DistanceSet::schedule`]).
+    /// of the serial tail (until the next [`Family::schedule`]).
     pub fn push(&mut self, a: u32, b: u32, rest: Real, mat: u16) {
-        self.ids.push([a, b]);
-        self.rest.push(rest);
-        self.lambda.push(0.0);
-        self.mat.push(mat);
-    }
-
-    /// Schedules the whole set from its particle ids (see [`coloring`]): reorders it into
-    /// colored blocks of batches, keeping the build order between constraints that share a
-    /// particle.
-    pub fn schedule(&mut self) {
-        let schedule = coloring::schedule(&self.ids);
-        coloring::permute(&mut self.ids, &schedule.order);
-        coloring::permute(&mut self.rest, &schedule.order);
-        coloring::permute(&mut self.lambda, &schedule.order);
-        coloring::permute(&mut self.mat, &schedule.order);
-        self.blocks = schedule.blocks;
-        assert_eq!(coloring::validate(&self.ids, &self.blocks), Ok(()));
-    }
-
-    /// The kernel view, the multipliers and the color offsets, borrowed apart.
-    fn split(&mut self) -> (DistanceKernel<'_>, &mut [Real], &Blocks) {
-        (
-            DistanceKernel {
-                ids: &self.ids,
-                rest: &self.rest,
-                mat: &self.mat,
-                coeffs: &self.materials.coeffs,
-            },
-            &mut self.lambda,
-            &self.blocks,
-        )
-    }
-
-    /// Projects every constraint in the direction of `sweep`, Gauss-Seidel style (each sees the
-    /// previous ones).
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
-        let (kernel, lambda, blocks) = self.split();
-        coloring::project_serial(&kernel, lambda, blocks, ps, sweep);
-    }
-
-    /// Projects every constraint, the blocks of a color in parallel (the result does not
-    /// depend on the thread count).
-    pub fn project_colored(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
-        let (kernel, lambda, blocks) = self.split();
-        // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
-        // not changed since except by `push`, which appends to the serial tail; the kernel
-        // reads and corrects only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, blocks, ps, sweep) };
-    }
-
-    /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
-    pub fn project_jacobi(&mut self, ps: &mut ParticleSet, scratch: &mut JacobiScratch) {
-        let (kernel, lambda, _) = self.split();
-        coloring::project_jacobi(&kernel, lambda, ps, scratch);
+        self.push_constraint([a, b], rest, mat);
     }
 
     /// Relative stretch `(|p_a − p_b| − d) / d` of constraint `c` at positions `x`.
     pub fn strain(&self, x: &[Vec3], c: usize) -> Real {
-        let [a, b] = self.ids[c];
+        let [a, b] = self.ids()[c];
         ((x[a as usize] - x[b as usize]).norm() - self.rest[c]) / self.rest[c]
     }
 }
 
-/// The read-only data of a [`DistanceSet`] that the drivers need.
-struct DistanceKernel<'a> {
-    ids: &'a [[u32; 2]],
-    rest: &'a [Real],
-    mat: &'a [u16],
-    coeffs: &'a [Coeffs],
-}
-
-impl DistanceKernel<'_> {
+impl FamilyData<'_, 2, Distance> {
     /// The coefficients of the materials `mat` of a batch, one per lane (unused lanes: zero).
     #[inline(always)]
     fn lane_coeffs(&self, mat: &[u16]) -> Coeffs<f32x8> {
@@ -211,7 +116,7 @@ impl DistanceKernel<'_> {
     }
 }
 
-impl Kernel<2> for DistanceKernel<'_> {
+impl Kernel<2> for FamilyData<'_, 2, Distance> {
     fn particles(&self, c: usize) -> [usize; 2] {
         self.ids[c].map(|i| i as usize)
     }
@@ -306,7 +211,9 @@ impl Kernel<2> for DistanceKernel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coloring::Sweep;
     use crate::constraints::stiffness::Stiffness;
+    use crate::particles::ParticleSet;
 
     fn rigid() -> Coeffs {
         Stiffness::default().coeffs(0.01, 1)
