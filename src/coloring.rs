@@ -463,7 +463,8 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 }
 
 /// Projects the batches whose bounds (starts, then the end) are `batches`, in the direction of
-/// `sweep`, each with [`Kernel::project_lanes`]; `lambda` holds the multipliers of
+/// `sweep`, each with [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same
+/// arithmetic); `lambda` holds the multipliers of
 /// `batches[0]..batches[last]`. The constraints of a batch share no particle, so their order
 /// inside it does not matter.
 ///
@@ -482,7 +483,14 @@ unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let mut one = |b: &[usize]| {
         let part = &mut lambda[b[0] - start..b[1] - start];
         // SAFETY: forwarded from the caller; a batch shares no particle.
-        unsafe { family.project_lanes::<DAMPED>(b[0], part, v) };
+        unsafe {
+            if let [l] = part {
+                // A chain (a rope) gives batches of one: not worth a vector.
+                project_one::<K, DAMPED, F>(family, b[0], l, v);
+            } else {
+                family.project_lanes::<DAMPED>(b[0], part, v);
+            }
+        }
     };
     match sweep {
         Sweep::Forward => batches.windows(2).for_each(&mut one),
