@@ -171,6 +171,7 @@ pub fn add_soft_body(
         add_surface(world, name, mesh, mass, material)
     };
     world.bodies.push(body);
+    world.constraints.schedule();
     Ok(())
 }
 
