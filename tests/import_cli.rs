@@ -112,3 +112,28 @@ fn bad_obj_names_the_file_and_line() {
     );
     assert!(!dir.path().join("s.toml").exists());
 }
+
+#[test]
+fn import_takes_the_solver_method_and_thread_count() {
+    // Importing builds the lattice with rayon, so the pool must be sized before it.
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/suzanne.obj");
+    let (ok, stdout, stderr) = supple(
+        &[
+            "import",
+            mesh.to_str().unwrap(),
+            "--resolution",
+            "6",
+            "--headless",
+            "--frames",
+            "3",
+            "--method",
+            "colored",
+            "--threads",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("3 frames"), "{stdout}");
+}

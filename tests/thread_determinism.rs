@@ -45,3 +45,49 @@ fn colored_scene_with_dihedral_bending_and_contacts_is_thread_independent() {
         );
     }
 }
+
+#[test]
+fn colored_soft_body_is_thread_independent() {
+    // A cube of 8 x 8 x 8 cells, its edge and tet families each cut into blocks, dropped 0.2 m
+    // onto a tilted plane so that it lands, squashes and rolls within the 40 frames.
+    let world = || {
+        let params = supple::params::SolverParams {
+            method: SolverMethod::Colored,
+            ..Default::default()
+        };
+        let mut w = World::new(params);
+        w.add_collider(supple::collision::Collider {
+            shape: supple::collision::Shape::Plane {
+                point: supple::math::Vec3::new(0.0, -0.2, 0.0),
+                normal: supple::math::Vec3::new(0.3, 1.0, 0.0).normalize(),
+            },
+            static_friction: 0.5,
+            kinetic_friction: 0.4,
+            restitution: 0.0,
+            stiffness: Default::default(),
+            motion: Default::default(),
+        });
+        let material = supple::bodies::soft_body::SoftMaterial {
+            resolution: 8,
+            ..Default::default()
+        };
+        let cube = supple::mesh::generate::cube();
+        supple::bodies::soft_body::add_soft_body(&mut w, "cube", &cube, 1.0, &material).unwrap();
+        assert!(
+            w.constraints
+                .volume
+                .blocks()
+                .colors
+                .iter()
+                .any(|c| c.len() > 1)
+        );
+        w
+    };
+    let one = positions_after(world(), 40, 1);
+    for threads in [2, 4] {
+        assert!(
+            positions_after(world(), 40, threads) == one,
+            "{threads} threads"
+        );
+    }
+}

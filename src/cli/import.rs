@@ -3,7 +3,7 @@
 //! The import writes the scene it runs (a `[[soft_body]]` over the mesh, a ground plane and the
 //! solver settings) and loads it like any scene file, so that `--out SCENE.toml` reproduces it.
 
-use super::run::{RunOutput, run_scene};
+use super::run::{RunOutput, run_scene, set_threads};
 use crate::bodies::soft_body::{SoftMaterial, SoftModel, fit_scale};
 use crate::export::write_atomic;
 use crate::math::{Real, Vec3};
@@ -80,6 +80,7 @@ fn point(s: &str) -> Result<Vec3, String> {
 
 /// Runs `supple import`.
 pub fn import(args: &ImportArgs) -> anyhow::Result<()> {
+    set_threads(&args.output)?;
     let started = Instant::now();
     let scene = import_scene(args)?;
     println!(

@@ -63,16 +63,24 @@ pub struct Summary {
 
 /// Runs `supple run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    set_threads(&args.output)?;
     run_scene(load_scene(&args.scene)?, &args.output)
 }
 
-/// Runs a loaded scene as `args` say: a screenshot, headless, or in the window.
-pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
+/// Sizes the global rayon pool as `--threads` says; call it before anything uses rayon (building
+/// a scene does). The pool is global rather than installed around the run because the window's
+/// event loop must stay on the main thread.
+pub fn set_threads(args: &RunOutput) -> anyhow::Result<()> {
     if let Some(t) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(t as usize)
             .build_global()?;
     }
+    Ok(())
+}
+
+/// Runs a loaded scene as `args` say: a screenshot, headless, or in the window.
+pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
     args.solver.apply(&mut scene.world.params);
     if let Some(path) = &args.screenshot {
         return screenshot(

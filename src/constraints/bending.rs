@@ -3,9 +3,8 @@
 //! The cheap bending variant, a distance constraint between the two vertices opposite the shared
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
-use super::family::{Family, FamilyData};
+use super::family::{Family, FamilyKind};
 use super::stiffness::{Coeffs, delta_lambda};
-use crate::coloring::{self, Correction, Kernel, Positions};
 use crate::math::{Real, Vec3};
 use std::f32::consts::PI;
 
@@ -113,39 +112,17 @@ impl DihedralSet {
     }
 }
 
-impl Kernel<4> for FamilyData<'_, 4, Dihedral> {
-    fn particles(&self, c: usize) -> [usize; 4] {
-        self.ids[c].map(|i| i as usize)
-    }
-
-    fn damped(&self) -> bool {
-        coloring::any_damped(self.coeffs)
-    }
-
+impl FamilyKind<4> for Dihedral {
     #[inline(always)]
-    unsafe fn correction<const DAMPED: bool>(
-        &self,
-        c: usize,
+    fn solve(
+        p: [Vec3; 4],
+        w: [Real; 4],
+        rest: Real,
         lambda: Real,
-        p: &Positions,
-        x: &[Vec3],
-        w: &[Real],
-    ) -> Option<Correction<4>> {
-        let ids = self.particles(c);
-        // SAFETY: no other thread writes these particles (the caller's contract).
-        let pos = ids.map(|i| unsafe { p.get(i) });
-        let dx = if DAMPED {
-            std::array::from_fn(|n| pos[n] - x[ids[n]])
-        } else {
-            [Vec3::zeros(); 4]
-        };
-        let k = &self.coeffs[self.mat[c] as usize];
-        let r = solve_dihedral(pos, ids.map(|i| w[i]), self.rest[c], lambda, dx, k)?;
-        Some(Correction {
-            ids,
-            dp: r.dp,
-            delta_lambda: r.delta_lambda,
-        })
+        dx: [Vec3; 4],
+        k: &Coeffs,
+    ) -> Option<([Vec3; 4], Real)> {
+        solve_dihedral(p, w, rest, lambda, dx, k).map(|r| (r.dp, r.delta_lambda))
     }
 }
 

@@ -1,8 +1,8 @@
 //! Distance constraints: stretch, shear, rope segments and the cross-distance bending variant.
 
-use super::family::{Family, FamilyData};
+use super::family::{Family, FamilyData, FamilyKind};
 use super::stiffness::{Coeffs, delta_lambda};
-use crate::coloring::{self, Correction, Kernel, LANES, Positions, View};
+use crate::coloring::{LANES, View};
 use crate::math::{Lanes, Real, Vec3};
 use wide::f32x8;
 
@@ -116,39 +116,18 @@ impl FamilyData<'_, 2, Distance> {
     }
 }
 
-impl Kernel<2> for FamilyData<'_, 2, Distance> {
-    fn particles(&self, c: usize) -> [usize; 2] {
-        self.ids[c].map(|i| i as usize)
-    }
-
-    fn damped(&self) -> bool {
-        coloring::any_damped(self.coeffs)
-    }
-
+impl FamilyKind<2> for Distance {
     #[inline(always)]
-    unsafe fn correction<const DAMPED: bool>(
-        &self,
-        c: usize,
+    fn solve(
+        p: [Vec3; 2],
+        w: [Real; 2],
+        rest: Real,
         lambda: Real,
-        p: &Positions,
-        x: &[Vec3],
-        w: &[Real],
-    ) -> Option<Correction<2>> {
-        let [a, b] = self.particles(c);
-        // SAFETY: no other thread writes `a` or `b` (the caller's contract).
-        let (pa, pb) = unsafe { (p.get(a), p.get(b)) };
-        let dx_rel = if DAMPED {
-            (pa - x[a]) - (pb - x[b])
-        } else {
-            Vec3::zeros()
-        };
-        let k = &self.coeffs[self.mat[c] as usize];
-        let r = solve_distance(pa, w[a], pb, w[b], self.rest[c], lambda, dx_rel, k)?;
-        Some(Correction {
-            ids: [a, b],
-            dp: [r.dp0, r.dp1],
-            delta_lambda: r.delta_lambda,
-        })
+        dx: [Vec3; 2],
+        k: &Coeffs,
+    ) -> Option<([Vec3; 2], Real)> {
+        let r = solve_distance(p[0], w[0], p[1], w[1], rest, lambda, dx[0] - dx[1], k)?;
+        Some(([r.dp0, r.dp1], r.delta_lambda))
     }
 
     /// The constraints of a batch at once: their particles are gathered into one array per
@@ -156,12 +135,17 @@ impl Kernel<2> for FamilyData<'_, 2, Distance> {
     /// hold coincident particles, which do not move), and the new positions are scattered back;
     /// the same arithmetic as [`solve_distance`], so the same bits.
     #[inline(always)]
-    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
+    unsafe fn project_lanes<const DAMPED: bool>(
+        data: &FamilyData<'_, 2, Self>,
+        c: usize,
+        lambda: &mut [Real],
+        v: &View,
+    ) {
         let lanes = c..c + lambda.len();
         let (ids, mat, rest) = (
-            &self.ids[lanes.clone()],
-            &self.mat[lanes.clone()],
-            &self.rest[lanes],
+            &data.ids[lanes.clone()],
+            &data.mat[lanes.clone()],
+            &data.rest[lanes],
         );
         let [mut ax, mut ay, mut az, mut bx, mut by, mut bz] = [[0.0; LANES]; 6];
         let [mut w0, mut w1, mut d, mut lam, mut dot] = [[0.0; LANES]; 5];
@@ -178,7 +162,7 @@ impl Kernel<2> for FamilyData<'_, 2, Distance> {
                 dot[l] = (pa - pb).dot(&((pa - v.x[a]) - (pb - v.x[b])));
             }
         }
-        let k = self.lane_coeffs(mat);
+        let k = data.lane_coeffs(mat);
         let (ax, ay, az) = (f32x8::new(ax), f32x8::new(ay), f32x8::new(az));
         let (bx, by, bz) = (f32x8::new(bx), f32x8::new(by), f32x8::new(bz));
         let (w0, w1, lam) = (f32x8::new(w0), f32x8::new(w1), f32x8::new(lam));

@@ -1,12 +1,48 @@
-//! What the scheduled constraint families (distance, dihedral) share: their arrays, their
-//! schedule (see [`coloring`]) and the drivers that project them serially, by colored blocks or
-//! Jacobi-style. Each family adds its kernel, a [`Kernel`] on [`FamilyData`] of its `Kind`.
+//! What the scheduled constraint families (distance, dihedral, tet volume) share: their arrays,
+//! their schedule (see [`coloring`]), the drivers that project them serially, by colored blocks
+//! or Jacobi-style, and the [`Kernel`] that gathers a constraint's particles for its pure
+//! `solve_*` function. Each family adds a [`FamilyKind`].
 
 use super::stiffness::{Coeffs, MaterialTable};
-use crate::coloring::{self, Blocks, JacobiScratch, Kernel, Sweep};
-use crate::math::Real;
+use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Positions, Sweep, View};
+use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use std::marker::PhantomData;
+
+/// What makes a family of `K`-particle constraints: its projection of one constraint, and
+/// optionally a faster projection of a batch.
+pub trait FamilyKind<const K: usize>: Sized + Sync {
+    /// The corrections of the constraint's particles and its multiplier change, from their
+    /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (zero unless
+    /// the family is damped), its rest value and its multiplier `lambda`; `None` when the
+    /// constraint is degenerate.
+    fn solve(
+        p: [Vec3; K],
+        w: [Real; K],
+        rest: Real,
+        lambda: Real,
+        dx: [Vec3; K],
+        k: &Coeffs,
+    ) -> Option<([Vec3; K], Real)>;
+
+    /// Projects a batch of constraints that share no particle (see [`Kernel::project_lanes`]);
+    /// by default one after another.
+    ///
+    /// # Safety
+    /// No other thread accesses the constraints' particles during the call.
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(
+        data: &FamilyData<'_, K, Self>,
+        c: usize,
+        lambda: &mut [Real],
+        v: &View,
+    ) {
+        for (n, l) in lambda.iter_mut().enumerate() {
+            // SAFETY: forwarded from the caller.
+            unsafe { coloring::project_one::<K, DAMPED, _>(data, c + n, l, v) };
+        }
+    }
+}
 
 /// A constraint family of `K` particles per constraint, one entry per constraint in each field,
 /// in scheduled order; `Kind` selects the kernel.
@@ -41,10 +77,49 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     kind: PhantomData<Kind>,
 }
 
-impl<const K: usize, Kind> Family<K, Kind>
-where
-    for<'a> FamilyData<'a, K, Kind>: Kernel<K>,
-{
+impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> {
+    fn particles(&self, c: usize) -> [usize; K] {
+        self.ids[c].map(|i| i as usize)
+    }
+
+    fn damped(&self) -> bool {
+        coloring::any_damped(self.coeffs)
+    }
+
+    #[inline(always)]
+    unsafe fn correction<const DAMPED: bool>(
+        &self,
+        c: usize,
+        lambda: Real,
+        p: &Positions,
+        x: &[Vec3],
+        w: &[Real],
+    ) -> Option<Correction<K>> {
+        let ids = self.particles(c);
+        // SAFETY: no other thread writes these particles (the caller's contract).
+        let pos = ids.map(|i| unsafe { p.get(i) });
+        let dx = if DAMPED {
+            std::array::from_fn(|n| pos[n] - x[ids[n]])
+        } else {
+            [Vec3::zeros(); K]
+        };
+        let k = &self.coeffs[self.mat[c] as usize];
+        let (dp, delta_lambda) = Kind::solve(pos, ids.map(|i| w[i]), self.rest[c], lambda, dx, k)?;
+        Some(Correction {
+            ids,
+            dp,
+            delta_lambda,
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
+        // SAFETY: forwarded from the caller.
+        unsafe { Kind::project_lanes::<DAMPED>(self, c, lambda, v) }
+    }
+}
+
+impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// Number of constraints.
     pub fn len(&self) -> usize {
         self.ids.len()

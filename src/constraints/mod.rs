@@ -44,12 +44,13 @@ pub struct ConstraintSets {
 }
 
 impl ConstraintSets {
-    /// Schedules the stretch and bending families from their particle ids (see
+    /// Schedules the stretch, bending and tet-volume families from their particle ids (see
     /// [`coloring`](crate::coloring)); called when a body has been built.
     pub fn schedule(&mut self) {
         self.stretch.schedule();
         self.bend_distance.schedule();
         self.dihedral.schedule();
+        self.volume.schedule();
     }
 
     /// Computes every material's coefficients for a substep of `h` seconds, and resets the

@@ -3,26 +3,21 @@
 
 use super::Coeffs;
 use super::bending::QuadCorrection;
+use super::family::{Family, FamilyKind};
 use super::stiffness::{MaterialTable, delta_lambda};
 use crate::math::{Real, Vec3};
 use crate::mesh::tetrahedralize::tet_volume;
 use crate::particles::ParticleSet;
 use std::ops::Range;
 
-/// Tetrahedron volume constraints.
-#[derive(Clone, Debug, Default)]
-pub struct TetVolumeSet {
-    /// The four particles of each tet, positively oriented.
-    pub ids: Vec<[u32; 4]>,
-    /// Rest volume `V₀`, m³.
-    pub rest: Vec<Real>,
-    /// Lagrange multiplier accumulated in the current substep.
-    pub lambda: Vec<Real>,
-    /// Index into `materials`.
-    pub mat: Vec<u16>,
-    /// Stiffness per material (XPBD compliance in m⁵/N: `C` is in m³).
-    pub materials: MaterialTable,
-}
+/// Tetrahedron volume constraints (see [`Family`]): the four particles of each tet, positively
+/// oriented; `rest` holds the rest volumes `V₀`, m³; stiffness per material as XPBD compliance in
+/// m⁵/N (`C` is in m³).
+pub type TetVolumeSet = Family<4, TetVolume>;
+
+/// The kind of [`TetVolumeSet`]: its kernel is [`solve_tet_volume`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TetVolume;
 
 /// The gradient of `6V` of the tet `p` with respect to its four vertices:
 /// `∇₁ = (p₂ − p₀) × (p₃ − p₀)`, `∇₂ = (p₃ − p₀) × (p₁ − p₀)`, `∇₃ = (p₁ − p₀) × (p₂ − p₀)`,
@@ -59,47 +54,24 @@ pub fn solve_tet_volume(
 }
 
 impl TetVolumeSet {
-    /// Number of constraints.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// True when the set holds no constraint.
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
     /// Adds a constraint whose rest volume is the volume at `x` (the particles' rest positions).
     pub fn push(&mut self, ids: [u32; 4], x: &[Vec3], mat: u16) {
-        self.ids.push(ids);
-        self.rest.push(tet_volume(ids.map(|i| x[i as usize])));
-        self.lambda.push(0.0);
-        self.mat.push(mat);
+        self.push_constraint(ids, tet_volume(ids.map(|i| x[i as usize])), mat);
     }
+}
 
-    /// Projects every constraint in order, Gauss-Seidel style.
-    pub fn project_serial(&mut self, ps: &mut ParticleSet) {
-        for c in 0..self.len() {
-            let ids = self.ids[c].map(|i| i as usize);
-            let k = &self.materials.coeffs[self.mat[c] as usize];
-            let dx = if k.gamma != 0.0 {
-                ids.map(|i| ps.p[i] - ps.x[i])
-            } else {
-                [Vec3::zeros(); 4]
-            };
-            let r = solve_tet_volume(
-                ids.map(|i| ps.p[i]),
-                ids.map(|i| ps.inv_mass[i]),
-                self.rest[c],
-                self.lambda[c],
-                dx,
-                k,
-            );
-            for (i, dp) in ids.iter().zip(r.dp) {
-                ps.p[*i] += dp;
-            }
-            self.lambda[c] += r.delta_lambda;
-        }
+impl FamilyKind<4> for TetVolume {
+    #[inline(always)]
+    fn solve(
+        p: [Vec3; 4],
+        w: [Real; 4],
+        rest: Real,
+        lambda: Real,
+        dx: [Vec3; 4],
+        k: &Coeffs,
+    ) -> Option<([Vec3; 4], Real)> {
+        let r = solve_tet_volume(p, w, rest, lambda, dx, k);
+        Some((r.dp, r.delta_lambda))
     }
 }
 

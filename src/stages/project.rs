@@ -7,9 +7,9 @@ use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending (each visited as `method` says, forward on even iterations and backward on odd ones), then serially tet volumes, enclosed volumes,
-/// attachments, particle-particle contacts and collider contacts, contacts last so that they
-/// have the final word on penetration.
+/// bending and tet volumes (each visited as `method` says, forward on even iterations and
+/// backward on odd ones), then serially enclosed volumes, attachments, particle-particle contacts
+/// and collider contacts, contacts last so that they have the final word on penetration.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
@@ -24,19 +24,21 @@ pub fn project_constraints(
                 cs.stretch.project_serial(ps, sweep);
                 cs.bend_distance.project_serial(ps, sweep);
                 cs.dihedral.project_serial(ps, sweep);
+                cs.volume.project_serial(ps, sweep);
             }
             SolverMethod::Colored => {
                 cs.stretch.project_colored(ps, sweep);
                 cs.bend_distance.project_colored(ps, sweep);
                 cs.dihedral.project_colored(ps, sweep);
+                cs.volume.project_colored(ps, sweep);
             }
             SolverMethod::Jacobi => {
                 cs.stretch.project_jacobi(ps, &mut cs.jacobi);
                 cs.bend_distance.project_jacobi(ps, &mut cs.jacobi);
                 cs.dihedral.project_jacobi(ps, &mut cs.jacobi);
+                cs.volume.project_jacobi(ps, &mut cs.jacobi);
             }
         }
-        cs.volume.project_serial(ps);
         cs.pressure.project_serial(ps);
         cs.attachment.project_serial(ps);
         cs.particle_contact.project_serial(ps);
