@@ -190,12 +190,7 @@ fn batch<const K: usize>(
         order[base + start[b]] = (range.start + n) as u32;
         start[b] += 1;
     }
-    // The end of every batch (a gap can leave a batch empty).
-    batches.extend(
-        (1..fill.len())
-            .filter(|&b| fill[b] > 0)
-            .map(|b| base + start[b]),
-    );
+    batches.extend(start[1..fill.len()].iter().map(|&end| base + end));
     for c in &ids[range] {
         c.iter().for_each(|&i| last[i as usize] = 0);
     }
@@ -529,79 +524,8 @@ pub fn project_serial<const K: usize, F: Kernel<K>>(
     ps: &mut ParticleSet,
     sweep: Sweep,
 ) {
-    let v = View::new(ps);
-    if family.damped() {
-        serial::<K, true, F>(family, lambda, blocks, sweep, &v);
-    } else {
-        serial::<K, false, F>(family, lambda, blocks, sweep, &v);
-    }
-}
-
-fn serial<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    blocks: &Blocks,
-    sweep: Sweep,
-    v: &View,
-) {
-    let end = blocks.end();
-    let (scheduled, tail) = lambda.split_at_mut(end);
-    let batches = blocks.batches_in(0..end);
-    // SAFETY: one thread walks the constraints one after another.
-    unsafe {
-        match sweep {
-            Sweep::Forward => {
-                walk_batches::<K, DAMPED, F>(family, scheduled, batches, sweep, v);
-                walk::<K, DAMPED, F>(family, tail, end, sweep, v);
-            }
-            Sweep::Backward => {
-                walk::<K, DAMPED, F>(family, tail, end, sweep, v);
-                walk_batches::<K, DAMPED, F>(family, scheduled, batches, sweep, v);
-            }
-        }
-    }
-}
-
-fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    blocks: &Blocks,
-    sweep: Sweep,
-    v: &View,
-) {
-    // The multipliers of each block, borrowed apart, then those of the serial tail.
-    let mut parts: [&mut [Real]; MAX_BLOCKS] = Default::default();
-    let mut tail = lambda;
-    let count = blocks.bounds.len().saturating_sub(1);
-    for (b, part) in parts.iter_mut().enumerate().take(count) {
-        let (head, rest) = std::mem::take(&mut tail).split_at_mut(blocks.range(b).len());
-        *part = head;
-        tail = rest;
-    }
-    let end = blocks.end();
-    let mut pass = |color: &Vec<usize>| {
-        parts[..count]
-            .par_iter_mut()
-            .enumerate()
-            .filter(|(b, _)| color.contains(b))
-            .for_each(|(b, part)| {
-                let batches = blocks.batches_in(blocks.range(b));
-                // SAFETY: the blocks of one color share no particle (the caller's contract), so
-                // no two tasks touch the same particle.
-                unsafe { walk_batches::<K, DAMPED, F>(family, part, batches, sweep, v) }
-            });
-    };
-    // SAFETY (both tails): no parallel pass is running; this thread alone walks the tail.
-    match sweep {
-        Sweep::Forward => {
-            blocks.colors.iter().for_each(&mut pass);
-            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
-        }
-        Sweep::Backward => {
-            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
-            blocks.colors.iter().rev().for_each(&mut pass);
-        }
-    }
+    // SAFETY: serially, one constraint after another.
+    unsafe { project(family, lambda, blocks, ps, sweep, false) }
 }
 
 /// Projects every constraint of `family` by colored blocks: in a forward `sweep`, the colors
@@ -620,11 +544,106 @@ pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
     ps: &mut ParticleSet,
     sweep: Sweep,
 ) {
+    // SAFETY: forwarded from the caller.
+    unsafe { project(family, lambda, blocks, ps, sweep, true) }
+}
+
+/// The driver behind [`project_serial`] and (with `parallel`) [`project_colored`].
+///
+/// # Safety
+/// With `parallel`, the contract of [`project_colored`].
+unsafe fn project<const K: usize, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    ps: &mut ParticleSet,
+    sweep: Sweep,
+    parallel: bool,
+) {
     let v = View::new(ps);
-    if family.damped() {
-        colored::<K, true, F>(family, lambda, blocks, sweep, &v);
-    } else {
-        colored::<K, false, F>(family, lambda, blocks, sweep, &v);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if family.damped() {
+            project_with::<K, true, F>(family, lambda, blocks, sweep, parallel, &v);
+        } else {
+            project_with::<K, false, F>(family, lambda, blocks, sweep, parallel, &v);
+        }
+    }
+}
+
+/// [`project`] for a family with (`DAMPED`) or without XPBD damping.
+///
+/// # Safety
+/// As [`project`].
+unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    sweep: Sweep,
+    parallel: bool,
+    v: &View,
+) {
+    let end = blocks.end();
+    let (scheduled, tail) = lambda.split_at_mut(end);
+    let scheduled_pass = |scheduled: &mut [Real]| {
+        if parallel {
+            // SAFETY: forwarded from the caller.
+            unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v) }
+        } else {
+            let batches = blocks.batches_in(0..end);
+            // SAFETY: this thread alone walks the constraints, one after another.
+            unsafe { walk_batches::<K, DAMPED, F>(family, scheduled, batches, sweep, v) }
+        }
+    };
+    // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
+    match sweep {
+        Sweep::Forward => {
+            scheduled_pass(scheduled);
+            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
+        }
+        Sweep::Backward => {
+            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
+            scheduled_pass(scheduled);
+        }
+    }
+}
+
+/// Projects the scheduled constraints (`lambda` holds their multipliers) color after color in
+/// the direction of `sweep`, the blocks of a color in parallel.
+///
+/// # Safety
+/// The contract of [`project_colored`].
+unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    sweep: Sweep,
+    v: &View,
+) {
+    // The multipliers of each block, borrowed apart.
+    let mut parts: [&mut [Real]; MAX_BLOCKS] = Default::default();
+    let mut rest = lambda;
+    let count = blocks.bounds.len().saturating_sub(1);
+    for (b, part) in parts.iter_mut().enumerate().take(count) {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(blocks.range(b).len());
+        *part = head;
+        rest = tail;
+    }
+    let mut pass = |color: &Vec<usize>| {
+        parts[..count]
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(b, _)| color.contains(b))
+            .for_each(|(b, part)| {
+                let batches = blocks.batches_in(blocks.range(b));
+                // SAFETY: the blocks of one color share no particle (the caller's contract), so
+                // no two tasks touch the same particle.
+                unsafe { walk_batches::<K, DAMPED, F>(family, part, batches, sweep, v) }
+            });
+    };
+    match sweep {
+        Sweep::Forward => blocks.colors.iter().for_each(&mut pass),
+        Sweep::Backward => blocks.colors.iter().rev().for_each(&mut pass),
     }
 }
 

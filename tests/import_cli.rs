@@ -16,6 +16,13 @@ fn supple(args: &[&str], dir: &Path) -> (bool, String, String) {
     )
 }
 
+/// A mesh of `../shared/meshes`.
+fn shared_mesh(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/meshes")
+        .join(name)
+}
+
 fn last_bodies(report: &Path) -> serde_json::Value {
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
@@ -25,7 +32,7 @@ fn last_bodies(report: &Path) -> serde_json::Value {
 #[test]
 fn out_scene_reproduces_the_import() {
     let dir = tempfile::tempdir().unwrap();
-    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/suzanne.obj");
+    let mesh = shared_mesh("suzanne.obj");
     let (ok, stdout, stderr) = supple(
         &[
             "import",
@@ -73,7 +80,7 @@ fn out_scene_reproduces_the_import() {
 #[test]
 fn surface_on_an_open_mesh_fails_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/teapot.obj");
+    let mesh = shared_mesh("teapot.obj");
     let (ok, _, stderr) = supple(
         &[
             "import",
@@ -117,7 +124,7 @@ fn bad_obj_names_the_file_and_line() {
 fn import_takes_the_solver_method_and_thread_count() {
     // Importing builds the lattice with rayon, so the pool must be sized before it.
     let dir = tempfile::tempdir().unwrap();
-    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/suzanne.obj");
+    let mesh = shared_mesh("suzanne.obj");
     let (ok, stdout, stderr) = supple(
         &[
             "import",

@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn rigid_attachment_moves_the_particle_onto_the_target() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         let (p, t) = (Vec3::new(1.0, 2.0, 3.0), Vec3::new(0.5, 2.5, 2.0));
         let (dp, _) = solve_attachment(p, 2.0, t, 0.0, Vec3::zeros(), &k).unwrap();
         assert!((p + dp - t).norm() < 1e-6);
@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn pinned_particle_is_not_moved() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         let (dp, _) =
             solve_attachment(Vec3::x(), 0.0, Vec3::zeros(), 0.0, Vec3::zeros(), &k).unwrap();
         assert_eq!(dp, Vec3::zeros());

@@ -129,7 +129,6 @@ impl FamilyKind<4> for Dihedral {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraints::stiffness::Stiffness;
 
     /// A triangle pair folded by `angle` about the x axis edge from the origin to (1, 0, 0).
     fn folded(angle: Real) -> [Vec3; 4] {
@@ -189,7 +188,7 @@ mod tests {
 
     #[test]
     fn rigid_projection_returns_to_the_rest_angle() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         let mut p = folded(0.6);
         let w = [1.0; 4];
         for _ in 0..20 {
@@ -204,7 +203,7 @@ mod tests {
 
     #[test]
     fn correction_keeps_the_centroid_of_equal_masses() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         let r = solve_dihedral(folded(1.0), [1.0; 4], 0.2, 0.0, [Vec3::zeros(); 4], &k).unwrap();
         assert!((r.dp[0] + r.dp[1] + r.dp[2] + r.dp[3]).norm() < 1e-5);
     }

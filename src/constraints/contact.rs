@@ -80,11 +80,10 @@ impl ContactSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraints::stiffness::Stiffness;
 
     #[test]
     fn penetrating_particle_is_pushed_to_the_surface() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         let (dp, dl) = solve_contact(-0.03, Vec3::y(), 2.0, 0.0, &k);
         assert!((dp - Vec3::y() * 0.03).norm() < 1e-7);
         assert!(dl > 0.0);
@@ -92,7 +91,7 @@ mod tests {
 
     #[test]
     fn separated_particle_is_left_alone() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         assert_eq!(
             solve_contact(0.05, Vec3::y(), 1.0, 0.0, &k),
             (Vec3::zeros(), 0.0)
@@ -101,7 +100,7 @@ mod tests {
 
     #[test]
     fn contact_never_pulls_back_more_than_it_pushed() {
-        let k = Stiffness::default().coeffs(0.01, 1);
+        let k = Coeffs::rigid();
         // Pushed out by 0.03 earlier (λ = 0.015 with w = 2), now 0.05 clear: it may only release λ.
         let (dp, dl) = solve_contact(0.05, Vec3::y(), 2.0, 0.015, &k);
         assert!((dl + 0.015).abs() < 1e-7);

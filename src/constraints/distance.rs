@@ -199,14 +199,11 @@ mod tests {
     use crate::constraints::stiffness::Stiffness;
     use crate::particles::ParticleSet;
 
-    fn rigid() -> Coeffs {
-        Stiffness::default().coeffs(0.01, 1)
-    }
-
     #[test]
     fn rigid_projection_reaches_rest_length() {
         let (p0, p1) = (Vec3::new(0.1, 0.2, 0.3), Vec3::new(1.5, -0.4, 0.9));
-        let r = solve_distance(p0, 1.0, p1, 3.0, 0.5, 0.0, Vec3::zeros(), &rigid()).unwrap();
+        let r =
+            solve_distance(p0, 1.0, p1, 3.0, 0.5, 0.0, Vec3::zeros(), &Coeffs::rigid()).unwrap();
         let len = ((p0 + r.dp0) - (p1 + r.dp1)).norm();
         assert!((len - 0.5).abs() < 1e-6, "length {len}");
     }
@@ -215,7 +212,7 @@ mod tests {
     fn correction_keeps_the_mass_weighted_centroid() {
         let (p0, p1) = (Vec3::new(0.0, 0.0, 0.0), Vec3::new(2.0, 1.0, 0.0));
         let (w0, w1) = (0.5, 2.0);
-        let r = solve_distance(p0, w0, p1, w1, 1.0, 0.0, Vec3::zeros(), &rigid()).unwrap();
+        let r = solve_distance(p0, w0, p1, w1, 1.0, 0.0, Vec3::zeros(), &Coeffs::rigid()).unwrap();
         let momentum = r.dp0 / w0 + r.dp1 / w1;
         assert!(momentum.norm() < 1e-6);
     }
@@ -230,7 +227,7 @@ mod tests {
             1.0,
             0.0,
             Vec3::zeros(),
-            &rigid(),
+            &Coeffs::rigid(),
         )
         .unwrap();
         assert_eq!(r.dp0, Vec3::zeros());
@@ -354,7 +351,7 @@ mod tests {
                 1.0,
                 0.0,
                 Vec3::zeros(),
-                &rigid()
+                &Coeffs::rigid()
             )
             .is_none()
         );

@@ -175,14 +175,10 @@ impl ParticleContactSet {
 mod tests {
     use super::*;
 
-    fn rigid() -> Coeffs {
-        Stiffness::default().coeffs(0.01, 1)
-    }
-
     #[test]
     fn overlapping_pair_is_pushed_to_the_contact_distance_by_inverse_mass() {
         let (p0, p1) = (Vec3::new(0.01, 0.0, 0.0), Vec3::zeros());
-        let r = solve_particle_contact(p0, 1.0, p1, 3.0, 0.02, 0.0, &rigid()).unwrap();
+        let r = solve_particle_contact(p0, 1.0, p1, 3.0, 0.02, 0.0, &Coeffs::rigid()).unwrap();
         let (q0, q1) = (p0 + r.dp0, p1 + r.dp1);
         assert!(((q0 - q1).norm() - 0.02).abs() < 1e-7);
         assert!((r.dp0.x - 0.0025).abs() < 1e-7 && (r.dp1.x + 0.0075).abs() < 1e-7);
@@ -194,11 +190,19 @@ mod tests {
 
     #[test]
     fn separated_pair_is_left_alone_and_coincident_pair_skipped() {
-        let r = solve_particle_contact(Vec3::x(), 1.0, Vec3::zeros(), 1.0, 0.5, 0.0, &rigid());
+        let r = solve_particle_contact(
+            Vec3::x(),
+            1.0,
+            Vec3::zeros(),
+            1.0,
+            0.5,
+            0.0,
+            &Coeffs::rigid(),
+        );
         assert_eq!(r.map(|r| r.delta_lambda), Some(0.0));
         let p = Vec3::new(1.0, 2.0, 3.0);
         assert_eq!(
-            solve_particle_contact(p, 1.0, p, 1.0, 0.5, 0.0, &rigid()),
+            solve_particle_contact(p, 1.0, p, 1.0, 0.5, 0.0, &Coeffs::rigid()),
             None
         );
     }
@@ -208,7 +212,7 @@ mod tests {
         let (p0, p1) = (Vec3::new(0.3, -0.2, 0.1), Vec3::new(-0.1, 0.25, 0.05));
         let c = |p0: Vec3| (p0 - p1).norm() - 1.0;
         // With w1 = 0 the correction of p0 is −C ∇C / |∇C|², so ∇C = −dp0 / C.
-        let r = solve_particle_contact(p0, 1.0, p1, 0.0, 1.0, 0.0, &rigid()).unwrap();
+        let r = solve_particle_contact(p0, 1.0, p1, 0.0, 1.0, 0.0, &Coeffs::rigid()).unwrap();
         let grad = -r.dp0 / c(p0);
         let eps = 1e-3;
         for axis in 0..3 {

@@ -49,6 +49,15 @@ pub struct Coeffs<T = Real> {
     pub scale: T,
 }
 
+#[cfg(test)]
+impl Coeffs {
+    /// Rigid XPBD (compliance 0) for a 10 ms substep: the coefficients the kernels' unit tests
+    /// use.
+    pub(crate) fn rigid() -> Coeffs {
+        Stiffness::default().coeffs(0.01, 1)
+    }
+}
+
 impl Stiffness {
     /// The model's name in scene files: `pbd`, `pbd_corrected` or `xpbd`.
     pub fn model_name(&self) -> &'static str {
