@@ -109,6 +109,12 @@ mod tests {
         // N = 8: each family is under `2 * MIN_BLOCK_LEN`, so one block, one color.
         let mut gs = workload_w(8, SolverMethod::GaussSeidel);
         let mut colored = workload_w(8, SolverMethod::Colored);
+        for blocks in [
+            colored.constraints.stretch.blocks(),
+            colored.constraints.bend_distance.blocks(),
+        ] {
+            assert_eq!(blocks.colors, vec![vec![0]]);
+        }
         for _ in 0..3 {
             gs.step_frame().unwrap();
             colored.step_frame().unwrap();

@@ -759,14 +759,18 @@ mod tests {
         // Links 0-1, 2-3, ... share nothing, then the same links again.
         let once: Vec<[u32; 2]> = (0..20).map(|i| [2 * i, 2 * i + 1]).collect();
         let ids = [once.clone(), once].concat();
-        let (v, _) = reorder(&ids);
+        let (v, s) = reorder(&ids);
         assert_eq!(
             v, ids,
             "the second pass waits for the first on every particle"
         );
+        // 8 + 8 + 4 of the first pass; the first 4 of the second pass top up the third batch
+        // (their particles were last touched in the first), then batches of 8.
+        assert_eq!(s.blocks.batches, vec![0, 8, 16, 24, 32, 40]);
         let mixed: Vec<[u32; 2]> = vec![[0, 1], [1, 2], [3, 4], [5, 6]];
-        let (v, _) = reorder(&mixed);
+        let (v, s) = reorder(&mixed);
         assert_eq!(v, vec![[0, 1], [3, 4], [5, 6], [1, 2]]);
+        assert_eq!(s.blocks.batches, vec![0, 3, 4]);
     }
 
     #[test]
