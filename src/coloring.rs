@@ -30,7 +30,7 @@
 
 use crate::constraints::Coeffs;
 use crate::math::{Real, Vec3};
-use crate::particles::ParticleSet;
+use crate::particles::Slot;
 use rayon::prelude::*;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -270,67 +270,84 @@ pub fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
     *v = order.iter().map(|&i| v[i as usize]).collect();
 }
 
-/// Predicted positions shared by the threads of a colored pass: a raw view of `ParticleSet::p`
-/// that hands out reads and writes of single particles.
+/// Predicted positions and inverse masses shared by the threads of a colored pass: a raw view of
+/// the projection's [`Slot`]s that hands out reads and writes of single particles.
 ///
-/// Invariant (the caller's, stated by the `unsafe` methods): while a thread reads or writes
-/// particle `i` through the view, no other thread accesses particle `i`. The colored driver
-/// upholds it because the blocks of one color share no particle ([`validate`] asserts this
-/// whenever a family is scheduled, in release builds too, and a family's ids cannot change
-/// afterwards except by appending to its serial tail). Indices are bounds-checked.
+/// Invariant (the caller's, stated by the `unsafe` methods and by whoever dereferences a
+/// [`Positions::slot`] pointer): while a thread reads or writes particle `i` through the view, no
+/// other thread accesses particle `i`. The colored driver upholds it because the blocks of one
+/// color share no particle ([`validate`] asserts this whenever a family is scheduled, in release
+/// builds too, and a family's ids cannot change afterwards except by appending to its serial
+/// tail). Indices are bounds-checked.
 pub struct Positions<'a> {
-    ptr: *mut Vec3,
+    ptr: *mut Slot,
     len: usize,
-    _borrow: PhantomData<&'a mut [Vec3]>,
+    _borrow: PhantomData<&'a mut [Slot]>,
 }
 
-// SAFETY: the view only gives access through the unsafe methods below, whose contract forbids
-// two threads touching the same particle.
+// SAFETY: the view only gives access through the unsafe methods below and raw pointers, whose
+// contract forbids two threads touching the same particle.
 unsafe impl Send for Positions<'_> {}
 // SAFETY: as above.
 unsafe impl Sync for Positions<'_> {}
 
 impl<'a> Positions<'a> {
-    /// A view of `p`, borrowed exclusively for the view's lifetime.
-    pub fn new(p: &'a mut [Vec3]) -> Self {
+    /// A view of `slots`, borrowed exclusively for the view's lifetime.
+    pub fn new(slots: &'a mut [Slot]) -> Self {
         Positions {
-            ptr: p.as_mut_ptr(),
-            len: p.len(),
+            ptr: slots.as_mut_ptr(),
+            len: slots.len(),
             _borrow: PhantomData,
         }
     }
 
-    /// The position of particle `i`, m.
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the view holds no particle.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A pointer to the slot of particle `i`, valid for the view's lifetime; panics when `i` is
+    /// out of bounds.
+    #[inline(always)]
+    pub fn slot(&self, i: usize) -> *mut Slot {
+        assert!(i < self.len, "particle {i} out of {}", self.len);
+        // SAFETY: in bounds of the borrowed slice.
+        unsafe { self.ptr.add(i) }
+    }
+
+    /// [`Positions::slot`] without the bounds check.
+    ///
+    /// # Safety
+    /// `i` is less than [`Positions::len`].
+    #[inline(always)]
+    pub unsafe fn slot_unchecked(&self, i: usize) -> *mut Slot {
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { self.ptr.add(i) }
+    }
+
+    /// The position and inverse mass of particle `i`.
     ///
     /// # Safety
     /// No other thread writes particle `i` during the call.
-    #[inline]
-    pub unsafe fn get(&self, i: usize) -> Vec3 {
-        assert!(i < self.len, "particle {i} out of {}", self.len);
-        // SAFETY: in bounds; no concurrent write by the caller's contract.
-        unsafe { *self.ptr.add(i) }
+    #[inline(always)]
+    pub unsafe fn get(&self, i: usize) -> Slot {
+        // SAFETY: valid pointer; no concurrent write by the caller's contract.
+        unsafe { *self.slot(i) }
     }
 
     /// Moves particle `i` by `d`, m.
     ///
     /// # Safety
     /// No other thread reads or writes particle `i` during the call.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn add(&self, i: usize, d: Vec3) {
-        assert!(i < self.len, "particle {i} out of {}", self.len);
-        // SAFETY: in bounds; exclusive access to element `i` by the caller's contract.
-        unsafe { *self.ptr.add(i) += d }
-    }
-
-    /// Moves particle `i` to `p`, m.
-    ///
-    /// # Safety
-    /// No other thread reads or writes particle `i` during the call.
-    #[inline]
-    pub unsafe fn set(&self, i: usize, p: Vec3) {
-        assert!(i < self.len, "particle {i} out of {}", self.len);
-        // SAFETY: in bounds; exclusive access to element `i` by the caller's contract.
-        unsafe { *self.ptr.add(i) = p }
+        // SAFETY: valid pointer; exclusive access to particle `i` by the caller's contract.
+        unsafe { (*self.slot(i)).p += d }
     }
 }
 
@@ -354,9 +371,9 @@ pub trait Kernel<const K: usize>: Sync {
     /// Whether any material of the family has XPBD damping (which reads `p − x`).
     fn damped(&self) -> bool;
 
-    /// The correction of constraint `c`, whose multiplier is `lambda`, from the positions `p`
-    /// (and `x`, the substep's start positions, only when `DAMPED`) and inverse masses `w`. It
-    /// reads `p` only at, and corrects only, the particles of [`Kernel::particles`]`(c)`.
+    /// The correction of constraint `c`, whose multiplier is `lambda`, from the positions and
+    /// inverse masses `v.p` (and `v.x`, the substep's start positions, only when `DAMPED`). It
+    /// reads `v.p` only at, and corrects only, the particles of [`Kernel::particles`]`(c)`.
     ///
     /// # Safety
     /// No other thread writes the constraint's particles during the call.
@@ -364,9 +381,7 @@ pub trait Kernel<const K: usize>: Sync {
         &self,
         c: usize,
         lambda: Real,
-        p: &Positions,
-        x: &[Vec3],
-        w: &[Real],
+        v: &View,
     ) -> Option<Correction<K>>;
 
     /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`]), which share no
@@ -385,6 +400,25 @@ pub trait Kernel<const K: usize>: Sync {
             unsafe { project_one::<K, DAMPED, Self>(self, c + n, l, v) };
         }
     }
+
+    /// Projects the batches whose bounds are `batches` with [`walk_batches`]. A family whose
+    /// batch kernel has a faster build for the processor it runs on dispatches to it here.
+    ///
+    /// # Safety
+    /// As [`walk_batches`].
+    #[inline(always)]
+    unsafe fn walk_batches<const DAMPED: bool>(
+        &self,
+        lambda: &mut [Real],
+        batches: &[usize],
+        sweep: Sweep,
+        v: &View,
+    ) where
+        Self: Sized,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { walk_batches::<K, DAMPED, Self>(self, lambda, batches, sweep, v) }
+    }
 }
 
 /// Projects constraint `c` and applies its correction: the body shared by the serial and colored
@@ -400,7 +434,7 @@ pub unsafe fn project_one<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     v: &View,
 ) {
     // SAFETY: forwarded from the caller.
-    if let Some(r) = unsafe { family.correction::<DAMPED>(c, *lambda, &v.p, v.x, v.w) } {
+    if let Some(r) = unsafe { family.correction::<DAMPED>(c, *lambda, v) } {
         for (&i, &dp) in r.ids.iter().zip(&r.dp) {
             // SAFETY: forwarded from the caller.
             unsafe { v.p.add(i, dp) };
@@ -459,13 +493,15 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 
 /// Projects the batches whose bounds (starts, then the end) are `batches`, in the direction of
 /// `sweep`, each with [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same
-/// arithmetic); `lambda` holds the multipliers of
-/// `batches[0]..batches[last]`. The constraints of a batch share no particle, so their order
-/// inside it does not matter.
+/// arithmetic); `lambda` holds the multipliers of `batches[0]..batches[last]`. The constraints
+/// of a batch share no particle, so their order inside it does not matter. Always inlined, with
+/// plain loops, so that it compiles inside a caller built for a wider instruction set (see
+/// [`simd`](crate::simd)).
 ///
 /// # Safety
 /// No other thread accesses the particles of these constraints during the call.
-unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+#[inline(always)]
+pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     batches: &[usize],
@@ -475,41 +511,42 @@ unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let Some(&start) = batches.first() else {
         return;
     };
-    let mut one = |b: &[usize]| {
-        let part = &mut lambda[b[0] - start..b[1] - start];
+    let count = batches.len() - 1;
+    for n in 0..count {
+        let b = match sweep {
+            Sweep::Forward => n,
+            Sweep::Backward => count - 1 - n,
+        };
+        let (first, end) = (batches[b], batches[b + 1]);
+        let part = &mut lambda[first - start..end - start];
         // SAFETY: forwarded from the caller; a batch shares no particle.
         unsafe {
             if let [l] = part {
                 // A chain (a rope) gives batches of one: not worth a vector.
-                project_one::<K, DAMPED, F>(family, b[0], l, v);
+                project_one::<K, DAMPED, F>(family, first, l, v);
             } else {
-                family.project_lanes::<DAMPED>(b[0], part, v);
+                family.project_lanes::<DAMPED>(first, part, v);
             }
         }
-    };
-    match sweep {
-        Sweep::Forward => batches.windows(2).for_each(&mut one),
-        Sweep::Backward => batches.windows(2).rev().for_each(&mut one),
     }
 }
 
-/// What a projection reads and writes of the particles: the predicted positions (shared), the
-/// substep's start positions and the inverse masses.
+/// What a projection reads and writes of the particles: the predicted positions with the
+/// inverse masses (shared), and the substep's start positions.
 pub struct View<'a> {
-    /// Predicted positions `p`, m.
+    /// Predicted positions `p` (m) and inverse masses (1/kg).
     pub p: Positions<'a>,
     /// Positions at the start of the substep, m.
     pub x: &'a [Vec3],
-    /// Inverse masses, 1/kg.
-    pub w: &'a [Real],
 }
 
 impl<'a> View<'a> {
-    fn new(ps: &'a mut ParticleSet) -> Self {
+    /// A view of `slots` (see [`ParticleSet::pack`](crate::particles::ParticleSet::pack)) and
+    /// the start positions `x`.
+    pub fn new(slots: &'a mut [Slot], x: &'a [Vec3]) -> Self {
         View {
-            p: Positions::new(&mut ps.p),
-            x: &ps.x,
-            w: &ps.inv_mass,
+            p: Positions::new(slots),
+            x,
         }
     }
 }
@@ -521,11 +558,11 @@ pub fn project_serial<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
-    ps: &mut ParticleSet,
+    v: &View,
     sweep: Sweep,
 ) {
     // SAFETY: serially, one constraint after another.
-    unsafe { project(family, lambda, blocks, ps, sweep, false) }
+    unsafe { project(family, lambda, blocks, v, sweep, false) }
 }
 
 /// Projects every constraint of `family` by colored blocks: in a forward `sweep`, the colors
@@ -541,11 +578,11 @@ pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
-    ps: &mut ParticleSet,
+    v: &View,
     sweep: Sweep,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { project(family, lambda, blocks, ps, sweep, true) }
+    unsafe { project(family, lambda, blocks, v, sweep, true) }
 }
 
 /// The driver behind [`project_serial`] and (with `parallel`) [`project_colored`].
@@ -556,17 +593,16 @@ unsafe fn project<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
-    ps: &mut ParticleSet,
+    v: &View,
     sweep: Sweep,
     parallel: bool,
 ) {
-    let v = View::new(ps);
     // SAFETY: forwarded from the caller.
     unsafe {
         if family.damped() {
-            project_with::<K, true, F>(family, lambda, blocks, sweep, parallel, &v);
+            project_with::<K, true, F>(family, lambda, blocks, sweep, parallel, v);
         } else {
-            project_with::<K, false, F>(family, lambda, blocks, sweep, parallel, &v);
+            project_with::<K, false, F>(family, lambda, blocks, sweep, parallel, v);
         }
     }
 }
@@ -592,7 +628,7 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         } else {
             let batches = blocks.batches_in(0..end);
             // SAFETY: this thread alone walks the constraints, one after another.
-            unsafe { walk_batches::<K, DAMPED, F>(family, scheduled, batches, sweep, v) }
+            unsafe { family.walk_batches::<DAMPED>(scheduled, batches, sweep, v) }
         }
     };
     // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
@@ -638,7 +674,7 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
                 let batches = blocks.batches_in(blocks.range(b));
                 // SAFETY: the blocks of one color share no particle (the caller's contract), so
                 // no two tasks touch the same particle.
-                unsafe { walk_batches::<K, DAMPED, F>(family, part, batches, sweep, v) }
+                unsafe { family.walk_batches::<DAMPED>(part, batches, sweep, v) }
             });
     };
     match sweep {
@@ -659,7 +695,8 @@ pub struct JacobiScratch {
 fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
-    ps: &mut ParticleSet,
+    slots: &mut [Slot],
+    x: &[Vec3],
     scratch: &mut JacobiScratch,
 ) {
     for c in 0..lambda.len() {
@@ -667,10 +704,10 @@ fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             scratch.count[i] += 1;
         }
     }
-    let p = Positions::new(&mut ps.p);
+    let v = View::new(slots, x);
     for (c, l) in lambda.iter_mut().enumerate() {
         // SAFETY: single thread; the view is only read during the sweep.
-        if let Some(r) = unsafe { family.correction::<DAMPED>(c, *l, &p, &ps.x, &ps.inv_mass) } {
+        if let Some(r) = unsafe { family.correction::<DAMPED>(c, *l, &v) } {
             let most = r.ids.iter().map(|&i| scratch.count[i]).max().unwrap_or(1);
             let relax = JACOBI_OMEGA / most as Real;
             for (&i, dp) in r.ids.iter().zip(r.dp) {
@@ -679,12 +716,12 @@ fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             *l += r.delta_lambda * relax;
         }
     }
-    for ((p, sum), count) in
-        ps.p.iter_mut()
-            .zip(&mut scratch.sum)
-            .zip(&mut scratch.count)
+    for ((s, sum), count) in slots
+        .iter_mut()
+        .zip(&mut scratch.sum)
+        .zip(&mut scratch.count)
     {
-        *p += *sum;
+        s.p += *sum;
         *sum = Vec3::zeros();
         *count = 0;
     }
@@ -701,15 +738,16 @@ fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 pub fn project_jacobi<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
-    ps: &mut ParticleSet,
+    slots: &mut [Slot],
+    x: &[Vec3],
     scratch: &mut JacobiScratch,
 ) {
-    scratch.sum.resize(ps.len(), Vec3::zeros());
-    scratch.count.resize(ps.len(), 0);
+    scratch.sum.resize(slots.len(), Vec3::zeros());
+    scratch.count.resize(slots.len(), 0);
     if family.damped() {
-        jacobi::<K, true, F>(family, lambda, ps, scratch);
+        jacobi::<K, true, F>(family, lambda, slots, x, scratch);
     } else {
-        jacobi::<K, false, F>(family, lambda, ps, scratch);
+        jacobi::<K, false, F>(family, lambda, slots, x, scratch);
     }
 }
 

@@ -32,6 +32,7 @@ pub mod params;
 pub mod particles;
 pub mod scene;
 pub mod shape_matching;
+pub mod simd;
 pub mod stages;
 pub mod stats;
 #[cfg(feature = "viewer")]

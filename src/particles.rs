@@ -56,4 +56,43 @@ impl ParticleSet {
     pub fn mass(&self, i: usize) -> Real {
         1.0 / self.inv_mass[i]
     }
+
+    /// Copies the predicted positions `p` and the inverse masses into `slots`, one [`Slot`] per
+    /// particle (resized to fit; it allocates only when the particle count grows).
+    pub fn pack(&self, slots: &mut Vec<Slot>) {
+        slots.resize(self.len(), Slot::default());
+        for ((s, &p), &w) in slots.iter_mut().zip(&self.p).zip(&self.inv_mass) {
+            *s = Slot { p, w };
+        }
+    }
+
+    /// Copies the positions of `slots` (from [`ParticleSet::pack`]) back into `p`.
+    pub fn unpack(&mut self, slots: &[Slot]) {
+        for (p, s) in self.p.iter_mut().zip(slots) {
+            *p = s.p;
+        }
+    }
+}
+
+/// A particle as the constraint projection sees it: its predicted position beside its inverse
+/// mass in one 16-byte aligned slot, so that one vector load fetches all a constraint needs of
+/// the particle (see [`ParticleSet::pack`]).
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Slot {
+    /// Predicted position, m.
+    pub p: Vec3,
+    /// Inverse mass, 1/kg.
+    pub w: Real,
+}
+
+impl Slot {
+    /// The slot of a particle at `(x, y, z)` with inverse mass `w`.
+    #[inline(always)]
+    pub fn new(x: Real, y: Real, z: Real, w: Real) -> Self {
+        Slot {
+            p: Vec3::new(x, y, z),
+            w,
+        }
+    }
 }

@@ -2,9 +2,9 @@
 
 use super::family::{Family, FamilyData, FamilyKind};
 use super::stiffness::{Coeffs, delta_lambda};
-use crate::coloring::{LANES, View};
+use crate::coloring::{self, Correction, Kernel, LANES, Sweep, View};
 use crate::math::{Lanes, Real, Vec3};
-use wide::f32x8;
+use crate::simd::Batch;
 
 /// Distance constraints (see [`Family`]); `rest` holds the rest lengths `d`, m.
 pub type DistanceSet = Family<2, Distance>;
@@ -91,27 +91,137 @@ impl DistanceSet {
 }
 
 impl FamilyData<'_, 2, Distance> {
-    /// The coefficients of the materials `mat` of a batch, one per lane (unused lanes: zero).
+    /// The coefficients of the materials `mat` of a batch, one per lane (the unused lanes of a
+    /// partial batch repeat the first).
     #[inline(always)]
-    fn lane_coeffs(&self, mat: &[u16]) -> Coeffs<f32x8> {
-        let first = self.coeffs[mat[0] as usize];
-        if mat.iter().all(|&m| m == mat[0]) {
-            // The usual case: the whole batch is one material.
-            return Coeffs {
-                alpha_tilde: f32x8::splat(first.alpha_tilde),
-                gamma: f32x8::splat(first.gamma),
-                scale: f32x8::splat(first.scale),
-            };
-        }
+    fn lane_coeffs<V: Batch>(&self, mat: &[u16]) -> Coeffs<V> {
         let [mut alpha_tilde, mut gamma, mut scale] = [[0.0; LANES]; 3];
-        for (l, &m) in mat.iter().enumerate() {
+        for (l, m) in padded(mat).into_iter().enumerate() {
             let k = &self.coeffs[m as usize];
             (alpha_tilde[l], gamma[l], scale[l]) = (k.alpha_tilde, k.gamma, k.scale);
         }
         Coeffs {
-            alpha_tilde: f32x8::from(alpha_tilde),
-            gamma: f32x8::from(gamma),
-            scale: f32x8::from(scale),
+            alpha_tilde: V::from_array(alpha_tilde),
+            gamma: V::from_array(gamma),
+            scale: V::from_array(scale),
+        }
+    }
+}
+
+/// The values of a batch, one per lane; the unused lanes of a partial batch repeat the first.
+#[inline(always)]
+fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
+    <[T; LANES]>::try_from(a).unwrap_or_else(|_| {
+        let mut p = [a[0]; LANES];
+        p[1..a.len()].copy_from_slice(&a[1..]);
+        p
+    })
+}
+
+/// The distance family's kernel with its batches projected as SIMD vectors `V` (see
+/// [`Batch`]).
+struct Batched<'d, 'a, V> {
+    data: &'d FamilyData<'a, 2, Distance>,
+    /// The coefficients of every lane when the family has one material.
+    uniform: Option<Coeffs<V>>,
+}
+
+impl<'d, 'a, V: Batch> Batched<'d, 'a, V> {
+    #[inline(always)]
+    fn new(data: &'d FamilyData<'a, 2, Distance>) -> Self {
+        let uniform = match data.coeffs {
+            [k] => Some(Coeffs {
+                alpha_tilde: V::splat(k.alpha_tilde),
+                gamma: V::splat(k.gamma),
+                scale: V::splat(k.scale),
+            }),
+            _ => None,
+        };
+        Batched { data, uniform }
+    }
+}
+
+impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
+    #[inline(always)]
+    fn particles(&self, c: usize) -> [usize; 2] {
+        self.data.particles(c)
+    }
+
+    fn damped(&self) -> bool {
+        self.data.damped()
+    }
+
+    #[inline(always)]
+    unsafe fn correction<const DAMPED: bool>(
+        &self,
+        c: usize,
+        lambda: Real,
+        v: &View,
+    ) -> Option<Correction<2>> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.data.correction::<DAMPED>(c, lambda, v) }
+    }
+
+    /// The constraints of a batch at once: their particles' slots are gathered into one vector
+    /// per coordinate, [`distance_step`] runs on all [`LANES`] lanes, and the new positions are
+    /// scattered back; the same arithmetic as [`solve_distance`], so the same bits. The unused
+    /// lanes of a partial batch repeat its first constraint, so they compute and write the very
+    /// values that lane writes.
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
+        let data = self.data;
+        let n = lambda.len();
+        let lanes = c..c + n;
+        let ids = &data.ids[lanes.clone()];
+        // Every id is below `span`, so this one check bounds every access below.
+        assert!(
+            data.span <= v.p.len(),
+            "constraints reach past the particles"
+        );
+        let pairs = padded(ids);
+        // Plain loops here and below: `array::map` is not always inlined, and this must compile
+        // inside the AVX caller.
+        let (mut a, mut b) = ([std::ptr::null_mut(); LANES], [std::ptr::null_mut(); LANES]);
+        for l in 0..LANES {
+            // SAFETY: ids are below `span` (checked above).
+            unsafe {
+                a[l] = v.p.slot_unchecked(pairs[l][0] as usize);
+                b[l] = v.p.slot_unchecked(pairs[l][1] as usize);
+            }
+        }
+        // SAFETY: no other thread accesses these particles (the caller's contract); distinct
+        // lanes share no particle (repeated lanes read and write the same values).
+        let ([ax, ay, az, w0], [bx, by, bz, w1]) = unsafe { (V::gather(&a), V::gather(&b)) };
+        let dot = if DAMPED {
+            let mut dot = [0.0; LANES];
+            for l in 0..LANES {
+                let (i, j) = (pairs[l][0] as usize, pairs[l][1] as usize);
+                // SAFETY: as above.
+                let (pa, pb) = unsafe { ((*a[l]).p, (*b[l]).p) };
+                dot[l] = (pa - pb).dot(&((pa - v.x[i]) - (pb - v.x[j])));
+            }
+            V::from_array(dot)
+        } else {
+            V::splat(0.0)
+        };
+        let k = match self.uniform {
+            Some(k) => k,
+            None => data.lane_coeffs::<V>(&data.mat[lanes.clone()]),
+        };
+        let (d, lam) = (padded(&data.rest[lanes]), padded(lambda));
+        let (d, lam) = (V::from_array(d), V::from_array(lam));
+        let diff = [ax - bx, ay - by, az - bz];
+        let (delta_lambda, s, _) = distance_step(diff, w0 + w1, d, lam, dot, &k);
+        let (sx, sy, sz) = (diff[0] * s, diff[1] * s, diff[2] * s);
+        // SAFETY: as above.
+        unsafe {
+            V::scatter([ax + sx * w0, ay + sy * w0, az + sz * w0, w0], &a);
+            V::scatter([bx + -sx * w1, by + -sy * w1, bz + -sz * w1, w1], &b);
+        }
+        let lam = (lam + delta_lambda).to_array();
+        match <&mut [Real; LANES]>::try_from(&mut *lambda) {
+            Ok(full) => *full = lam,
+            Err(_) => lambda.copy_from_slice(&lam[..n]),
         }
     }
 }
@@ -130,66 +240,43 @@ impl FamilyKind<2> for Distance {
         Some(([r.dp0, r.dp1], r.delta_lambda))
     }
 
-    /// The constraints of a batch at once: their particles are gathered into one array per
-    /// coordinate, [`distance_step`] runs on all [`LANES`] lanes as SIMD vectors (unused lanes
-    /// hold coincident particles, which do not move), and the new positions are scattered back;
-    /// the same arithmetic as [`solve_distance`], so the same bits.
+    /// Batches as SIMD vectors: AVX where the processor has it (x86-64), `wide::f32x8`
+    /// otherwise (see [`crate::simd`]).
     #[inline(always)]
-    unsafe fn project_lanes<const DAMPED: bool>(
+    unsafe fn walk_batches<const DAMPED: bool>(
         data: &FamilyData<'_, 2, Self>,
-        c: usize,
         lambda: &mut [Real],
+        batches: &[usize],
+        sweep: Sweep,
         v: &View,
     ) {
-        let lanes = c..c + lambda.len();
-        let (ids, mat, rest) = (
-            &data.ids[lanes.clone()],
-            &data.mat[lanes.clone()],
-            &data.rest[lanes],
-        );
-        let [mut ax, mut ay, mut az, mut bx, mut by, mut bz] = [[0.0; LANES]; 6];
-        let [mut w0, mut w1, mut d, mut lam, mut dot] = [[0.0; LANES]; 5];
-        // One loop gathers everything (separate copies of `rest` and `lambda` become `memcpy`
-        // calls).
-        for (l, (&[a, b], (&r, &m))) in ids.iter().zip(rest.iter().zip(lambda.iter())).enumerate() {
-            let (a, b) = (a as usize, b as usize);
-            // SAFETY: no other thread writes `a` or `b` (the caller's contract).
-            let (pa, pb) = unsafe { (v.p.get(a), v.p.get(b)) };
-            (ax[l], ay[l], az[l]) = (pa.x, pa.y, pa.z);
-            (bx[l], by[l], bz[l]) = (pb.x, pb.y, pb.z);
-            (w0[l], w1[l], d[l], lam[l]) = (v.w[a], v.w[b], r, m);
-            if DAMPED {
-                dot[l] = (pa - pb).dot(&((pa - v.x[a]) - (pb - v.x[b])));
-            }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the processor has AVX; the rest is forwarded from the caller.
+            return unsafe { walk_batches_avx::<DAMPED>(data, lambda, batches, sweep, v) };
         }
-        let k = data.lane_coeffs(mat);
-        let (ax, ay, az) = (f32x8::new(ax), f32x8::new(ay), f32x8::new(az));
-        let (bx, by, bz) = (f32x8::new(bx), f32x8::new(by), f32x8::new(bz));
-        let (w0, w1, lam) = (f32x8::new(w0), f32x8::new(w1), f32x8::new(lam));
-        let diff = [ax - bx, ay - by, az - bz];
-        let (delta_lambda, s, _) =
-            distance_step(diff, w0 + w1, f32x8::new(d), lam, f32x8::new(dot), &k);
-        let lam = (lam + delta_lambda).to_array();
-        let (sx, sy, sz) = (diff[0] * s, diff[1] * s, diff[2] * s);
-        let (ax, ay, az) = (
-            (ax + sx * w0).to_array(),
-            (ay + sy * w0).to_array(),
-            (az + sz * w0).to_array(),
-        );
-        let (bx, by, bz) = (
-            (bx + -sx * w1).to_array(),
-            (by + -sy * w1).to_array(),
-            (bz + -sz * w1).to_array(),
-        );
-        for (l, (&[a, b], m)) in ids.iter().zip(lambda.iter_mut()).enumerate() {
-            *m = lam[l];
-            // SAFETY: as above; the lanes share no particle.
-            unsafe {
-                v.p.set(a as usize, Vec3::new(ax[l], ay[l], az[l]));
-                v.p.set(b as usize, Vec3::new(bx[l], by[l], bz[l]));
-            }
-        }
+        let kernel = Batched::<wide::f32x8>::new(data);
+        // SAFETY: forwarded from the caller.
+        unsafe { coloring::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
     }
+}
+
+/// [`coloring::walk_batches`] with the batches as AVX vectors, compiled for AVX.
+///
+/// # Safety
+/// The processor has AVX, and the contract of [`coloring::walk_batches`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn walk_batches_avx<const DAMPED: bool>(
+    data: &FamilyData<'_, 2, Distance>,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    let kernel = Batched::<crate::simd::avx::F32x8>::new(data);
+    // SAFETY: forwarded from the caller.
+    unsafe { coloring::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
 }
 
 #[cfg(test)]
@@ -279,22 +366,34 @@ mod tests {
 
     #[test]
     fn batched_projection_matches_the_scalar_kernel_bit_for_bit() {
-        // Without and with XPBD damping (the family's two code paths).
+        // Without and with XPBD damping (the family's two code paths), with one material (the
+        // coefficients splatted once) and two (gathered per batch).
         for damping in [0.0, 0.01] {
-            batched_matches_scalar(damping);
+            for two_materials in [false, true] {
+                batched_matches_scalar(damping, two_materials);
+            }
         }
     }
 
-    /// The edges of a 30 x 30 grid, far from rest, two materials, a few pins.
-    fn batched_matches_scalar(damping: Real) {
+    /// The edges of a 30 x 30 grid, far from rest, one or two materials, a few pins.
+    fn batched_matches_scalar(damping: Real, two_materials: bool) {
         let n = 30u32;
         let mut ps = ParticleSet::default();
         let mut set = DistanceSet::default();
-        let rigid = set.materials.add(Stiffness::default());
-        let soft = set.materials.add(Stiffness::Xpbd {
+        let soft = Stiffness::Xpbd {
             compliance: 1e-4,
             damping,
+        };
+        let rigid = set.materials.add(if two_materials {
+            Stiffness::default()
+        } else {
+            soft
         });
+        let soft = if two_materials {
+            set.materials.add(soft)
+        } else {
+            rigid
+        };
         for i in 0..n * n {
             let (x, z) = ((i % n) as Real, (i / n) as Real);
             let jitter = Vec3::new((i * 7 % 11) as Real, (i * 5 % 13) as Real, 0.0) * 0.01;
@@ -319,8 +418,8 @@ mod tests {
         set.schedule();
         set.materials.resolve(0.01, 4);
         ps.x = ps.p.iter().map(|p| p * 0.99).collect();
+        // The scalar kernel, constraint after constraint in build order.
         let (mut reference, mut lambda) = (ps.p.clone(), set.lambda.clone());
-        set.project_serial(&mut ps, Sweep::Forward);
         for (c, l) in lambda.iter_mut().enumerate() {
             let [a, b] = set.ids()[c].map(|i| i as usize);
             let dx_rel = (reference[a] - ps.x[a]) - (reference[b] - ps.x[b]);
@@ -333,11 +432,59 @@ mod tests {
                 *l += r.delta_lambda;
             }
         }
-        assert!(reference == ps.p, "positions differ (damping {damping})");
-        assert!(
-            lambda == set.lambda,
-            "multipliers differ (damping {damping})"
-        );
+        let check = |path: &str, project: &dyn Fn(&mut DistanceSet, &View)| {
+            let mut set = set.clone();
+            let mut slots = Vec::new();
+            ps.pack(&mut slots);
+            project(&mut set, &View::new(&mut slots, &ps.x));
+            let mut out = ps.clone();
+            out.unpack(&slots);
+            assert!(
+                reference == out.p,
+                "{path}: positions differ (damping {damping}, two materials {two_materials})"
+            );
+            assert!(
+                lambda == set.lambda,
+                "{path}: multipliers differ (damping {damping}, two materials {two_materials})"
+            );
+        };
+        check("the serial driver", &|set, v| {
+            set.project_serial(v, Sweep::Forward)
+        });
+        check("wide::f32x8", &|set, v| walk_all::<wide::f32x8>(set, v));
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            check("AVX", &|set, v| {
+                // SAFETY: the processor has AVX.
+                unsafe { walk_all_avx(set, v) }
+            });
+        }
+    }
+
+    /// Projects every batch of `set` forward with the batch kernel of vector `V`.
+    #[inline(always)]
+    fn walk_all<V: Batch>(set: &mut DistanceSet, v: &View) {
+        let (data, lambda, blocks) = set.split();
+        let kernel = Batched::<V>::new(&data);
+        let batches = &blocks.batches;
+        // SAFETY: one thread.
+        unsafe {
+            if data.damped() {
+                coloring::walk_batches::<2, true, _>(&kernel, lambda, batches, Sweep::Forward, v);
+            } else {
+                coloring::walk_batches::<2, false, _>(&kernel, lambda, batches, Sweep::Forward, v);
+            }
+        }
+    }
+
+    /// [`walk_all`] with AVX vectors.
+    ///
+    /// # Safety
+    /// The processor has AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn walk_all_avx(set: &mut DistanceSet, v: &View) {
+        walk_all::<crate::simd::avx::F32x8>(set, v);
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //! `solve_*` function. Each family adds a [`FamilyKind`].
 
 use super::stiffness::{Coeffs, MaterialTable};
-use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Positions, Sweep, View};
+use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Sweep, View};
 use crate::math::{Real, Vec3};
-use crate::particles::ParticleSet;
+use crate::particles::Slot;
 use std::marker::PhantomData;
 
 /// What makes a family of `K`-particle constraints: its projection of one constraint, and
@@ -25,22 +25,21 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
         k: &Coeffs,
     ) -> Option<([Vec3; K], Real)>;
 
-    /// Projects a batch of constraints that share no particle (see [`Kernel::project_lanes`]);
-    /// by default one after another.
+    /// Projects the batches whose bounds are `batches` (see [`Kernel::walk_batches`]); by
+    /// default one constraint after another.
     ///
     /// # Safety
-    /// No other thread accesses the constraints' particles during the call.
+    /// As [`coloring::walk_batches`].
     #[inline(always)]
-    unsafe fn project_lanes<const DAMPED: bool>(
+    unsafe fn walk_batches<const DAMPED: bool>(
         data: &FamilyData<'_, K, Self>,
-        c: usize,
         lambda: &mut [Real],
+        batches: &[usize],
+        sweep: Sweep,
         v: &View,
     ) {
-        for (n, l) in lambda.iter_mut().enumerate() {
-            // SAFETY: forwarded from the caller.
-            unsafe { coloring::project_one::<K, DAMPED, _>(data, c + n, l, v) };
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { coloring::walk_batches::<K, DAMPED, _>(data, lambda, batches, sweep, v) }
     }
 }
 
@@ -50,6 +49,8 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
 pub struct Family<const K: usize, Kind> {
     /// The particles (private: the colored driver relies on the scheduled ids not changing).
     ids: Vec<[u32; K]>,
+    /// One more than the largest particle id in `ids` (0 when empty).
+    span: usize,
     /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
     blocks: Blocks,
@@ -68,6 +69,8 @@ pub struct Family<const K: usize, Kind> {
 pub struct FamilyData<'a, const K: usize, Kind> {
     /// The particles of each constraint.
     pub ids: &'a [[u32; K]],
+    /// One more than the largest particle id in `ids`.
+    pub span: usize,
     /// Rest value of each constraint.
     pub rest: &'a [Real],
     /// Material of each constraint.
@@ -91,20 +94,20 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         &self,
         c: usize,
         lambda: Real,
-        p: &Positions,
-        x: &[Vec3],
-        w: &[Real],
+        v: &View,
     ) -> Option<Correction<K>> {
         let ids = self.particles(c);
         // SAFETY: no other thread writes these particles (the caller's contract).
-        let pos = ids.map(|i| unsafe { p.get(i) });
+        let slots = ids.map(|i| unsafe { v.p.get(i) });
+        let pos = slots.map(|s| s.p);
         let dx = if DAMPED {
-            std::array::from_fn(|n| pos[n] - x[ids[n]])
+            std::array::from_fn(|n| pos[n] - v.x[ids[n]])
         } else {
             [Vec3::zeros(); K]
         };
         let k = &self.coeffs[self.mat[c] as usize];
-        let (dp, delta_lambda) = Kind::solve(pos, ids.map(|i| w[i]), self.rest[c], lambda, dx, k)?;
+        let w = slots.map(|s| s.w);
+        let (dp, delta_lambda) = Kind::solve(pos, w, self.rest[c], lambda, dx, k)?;
         Some(Correction {
             ids,
             dp,
@@ -113,9 +116,15 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     #[inline(always)]
-    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
+    unsafe fn walk_batches<const DAMPED: bool>(
+        &self,
+        lambda: &mut [Real],
+        batches: &[usize],
+        sweep: Sweep,
+        v: &View,
+    ) {
         // SAFETY: forwarded from the caller.
-        unsafe { Kind::project_lanes::<DAMPED>(self, c, lambda, v) }
+        unsafe { Kind::walk_batches::<DAMPED>(self, lambda, batches, sweep, v) }
     }
 }
 
@@ -144,6 +153,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// serial tail (until the next [`Family::schedule`]).
     pub fn push_constraint(&mut self, ids: [u32; K], rest: Real, mat: u16) {
         self.ids.push(ids);
+        self.span = ids.iter().fold(self.span, |s, &i| s.max(i as usize + 1));
         self.rest.push(rest);
         self.lambda.push(0.0);
         self.mat.push(mat);
@@ -163,9 +173,10 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     }
 
     /// The kernel's data, the multipliers and the blocks, borrowed apart.
-    fn split(&mut self) -> (FamilyData<'_, K, Kind>, &mut [Real], &Blocks) {
+    pub(crate) fn split(&mut self) -> (FamilyData<'_, K, Kind>, &mut [Real], &Blocks) {
         let data = FamilyData {
             ids: &self.ids,
+            span: self.span,
             rest: &self.rest,
             mat: &self.mat,
             coeffs: &self.materials.coeffs,
@@ -174,26 +185,27 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         (data, &mut self.lambda, &self.blocks)
     }
 
-    /// Projects every constraint in the direction of `sweep`, Gauss-Seidel style (each sees the
-    /// previous ones).
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
+    /// Projects every constraint of the particles `v` in the direction of `sweep`, Gauss-Seidel
+    /// style (each sees the previous ones).
+    pub fn project_serial(&mut self, v: &View, sweep: Sweep) {
         let (kernel, lambda, blocks) = self.split();
-        coloring::project_serial(&kernel, lambda, blocks, ps, sweep);
+        coloring::project_serial(&kernel, lambda, blocks, v, sweep);
     }
 
-    /// Projects every constraint, the blocks of a color in parallel (the result does not
-    /// depend on the thread count).
-    pub fn project_colored(&mut self, ps: &mut ParticleSet, sweep: Sweep) {
+    /// Projects every constraint of the particles `v`, the blocks of a color in parallel (the
+    /// result does not depend on the thread count).
+    pub fn project_colored(&mut self, v: &View, sweep: Sweep) {
         let (kernel, lambda, blocks) = self.split();
         // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
         // not changed since except by `push_constraint`, which appends to the serial tail; the
         // kernels read and correct only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, blocks, ps, sweep) };
+        unsafe { coloring::project_colored(&kernel, lambda, blocks, v, sweep) };
     }
 
-    /// Projects every constraint Jacobi-style (see [`coloring::project_jacobi`]).
-    pub fn project_jacobi(&mut self, ps: &mut ParticleSet, scratch: &mut JacobiScratch) {
+    /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style
+    /// (see [`coloring::project_jacobi`]).
+    pub fn project_jacobi(&mut self, slots: &mut [Slot], x: &[Vec3], scratch: &mut JacobiScratch) {
         let (kernel, lambda, _) = self.split();
-        coloring::project_jacobi(&kernel, lambda, ps, scratch);
+        coloring::project_jacobi(&kernel, lambda, slots, x, scratch);
     }
 }

@@ -19,6 +19,7 @@ pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 pub use volume::{PressureSet, TetVolumeSet};
 
 use crate::coloring::JacobiScratch;
+use crate::particles::Slot;
 
 /// Every constraint of a world, one flat array per family.
 #[derive(Clone, Debug, Default)]
@@ -39,6 +40,9 @@ pub struct ConstraintSets {
     pub contact: ContactSet,
     /// Scratch buffers of the Jacobi solver.
     pub jacobi: JacobiScratch,
+    /// The projection's working copy of the predicted positions and inverse masses (see
+    /// [`ParticleSet::pack`](crate::particles::ParticleSet::pack)).
+    pub slots: Vec<Slot>,
     /// Particle-particle contacts of the current substep.
     pub particle_contact: ParticleContactSet,
 }

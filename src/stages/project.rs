@@ -1,7 +1,7 @@
 //! Stage 5: constraint projection.
 
 use crate::collision::Collider;
-use crate::coloring::Sweep;
+use crate::coloring::{Sweep, View};
 use crate::constraints::ConstraintSets;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
@@ -10,6 +10,10 @@ use crate::particles::ParticleSet;
 /// bending and tet volumes (each visited as `method` says, forward on even iterations and
 /// backward on odd ones), then serially enclosed volumes, attachments, particle-particle contacts
 /// and collider contacts, contacts last so that they have the final word on penetration.
+///
+/// The scheduled families project a packed copy of the predicted positions and inverse masses
+/// (`cs.slots`, see [`ParticleSet::pack`]); the copy is written back to `ps.p` for the serial
+/// families, when there are any, and at the end.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
@@ -17,31 +21,44 @@ pub fn project_constraints(
     colliders: &[Collider],
     iterations: u32,
 ) {
+    let serial = !(cs.pressure.is_empty()
+        && cs.attachment.ids.is_empty()
+        && cs.particle_contact.is_empty()
+        && cs.contact.is_empty());
+    ps.pack(&mut cs.slots);
     for i in 0..iterations {
         let sweep = Sweep::of_iteration(i);
         match method {
             SolverMethod::GaussSeidel => {
-                cs.stretch.project_serial(ps, sweep);
-                cs.bend_distance.project_serial(ps, sweep);
-                cs.dihedral.project_serial(ps, sweep);
-                cs.volume.project_serial(ps, sweep);
+                let v = View::new(&mut cs.slots, &ps.x);
+                cs.stretch.project_serial(&v, sweep);
+                cs.bend_distance.project_serial(&v, sweep);
+                cs.dihedral.project_serial(&v, sweep);
+                cs.volume.project_serial(&v, sweep);
             }
             SolverMethod::Colored => {
-                cs.stretch.project_colored(ps, sweep);
-                cs.bend_distance.project_colored(ps, sweep);
-                cs.dihedral.project_colored(ps, sweep);
-                cs.volume.project_colored(ps, sweep);
+                let v = View::new(&mut cs.slots, &ps.x);
+                cs.stretch.project_colored(&v, sweep);
+                cs.bend_distance.project_colored(&v, sweep);
+                cs.dihedral.project_colored(&v, sweep);
+                cs.volume.project_colored(&v, sweep);
             }
             SolverMethod::Jacobi => {
-                cs.stretch.project_jacobi(ps, &mut cs.jacobi);
-                cs.bend_distance.project_jacobi(ps, &mut cs.jacobi);
-                cs.dihedral.project_jacobi(ps, &mut cs.jacobi);
-                cs.volume.project_jacobi(ps, &mut cs.jacobi);
+                let (slots, x) = (&mut cs.slots, &ps.x);
+                cs.stretch.project_jacobi(slots, x, &mut cs.jacobi);
+                cs.bend_distance.project_jacobi(slots, x, &mut cs.jacobi);
+                cs.dihedral.project_jacobi(slots, x, &mut cs.jacobi);
+                cs.volume.project_jacobi(slots, x, &mut cs.jacobi);
             }
         }
-        cs.pressure.project_serial(ps);
-        cs.attachment.project_serial(ps);
-        cs.particle_contact.project_serial(ps);
-        cs.contact.project_serial(ps, colliders);
+        if serial {
+            ps.unpack(&cs.slots);
+            cs.pressure.project_serial(ps);
+            cs.attachment.project_serial(ps);
+            cs.particle_contact.project_serial(ps);
+            cs.contact.project_serial(ps, colliders);
+            ps.pack(&mut cs.slots);
+        }
     }
+    ps.unpack(&cs.slots);
 }

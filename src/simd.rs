@@ -1,0 +1,207 @@
+//! The SIMD vectors of the batched projection kernels, and how they move a batch of particles
+//! in and out of their [`Slot`]s.
+//!
+//! A batched kernel (see [`coloring`](crate::coloring)) works on [`LANES`] constraints at once,
+//! one per lane. [`Batch`] gathers the lanes' particles from their 16-byte slots into one vector
+//! per coordinate (x, y, z and the inverse mass w) and scatters them back. Two vectors implement
+//! it:
+//!
+//! - `wide::f32x8`, portable: it compiles to whatever the build's target has (two SSE registers
+//!   on baseline x86-64), and gathers lane by lane.
+//! - [`avx::F32x8`] on x86-64, one AVX register: it gathers with eight 16-byte loads and a 4 x 4
+//!   transpose in each 128-bit half (and scatters the same way back). The kernels use it only
+//!   inside functions compiled for AVX that run after `is_x86_feature_detected!("avx")`, so one
+//!   binary runs on every x86-64 processor and uses AVX where there is one.
+//!
+//! Both compute with correctly rounded IEEE operations (no fused multiply-add), so the scalar,
+//! portable and AVX projections of a constraint give the same bits.
+
+use crate::coloring::LANES;
+use crate::math::{Lanes, Real};
+use crate::particles::Slot;
+use wide::f32x8;
+
+/// A SIMD vector of [`LANES`] reals that loads and stores the particles of a batch.
+pub trait Batch: Lanes + Send + Sync {
+    /// The vector holding `a`.
+    fn from_array(a: [Real; LANES]) -> Self;
+    /// The lanes of the vector.
+    fn to_array(self) -> [Real; LANES];
+    /// The slots `slots` transposed: one vector each of x, y, z and w, lane `l` from `slots[l]`.
+    ///
+    /// # Safety
+    /// Every pointer is valid for reads, and no other thread writes its slot during the call.
+    unsafe fn gather(slots: &[*mut Slot; LANES]) -> [Self; 4];
+    /// Writes lane `l` of `xyzw` to `slots[l]`, the inverse of [`Batch::gather`].
+    ///
+    /// # Safety
+    /// Every pointer is valid for writes, and no other thread accesses its slot during the call.
+    unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]);
+}
+
+impl Batch for f32x8 {
+    #[inline(always)]
+    fn from_array(a: [Real; LANES]) -> Self {
+        f32x8::new(a)
+    }
+
+    #[inline(always)]
+    fn to_array(self) -> [Real; LANES] {
+        f32x8::to_array(self)
+    }
+
+    #[inline(always)]
+    unsafe fn gather(slots: &[*mut Slot; LANES]) -> [Self; 4] {
+        // SAFETY: the caller's contract.
+        let s = slots.map(|s| unsafe { *s });
+        [
+            f32x8::new(s.map(|s| s.p.x)),
+            f32x8::new(s.map(|s| s.p.y)),
+            f32x8::new(s.map(|s| s.p.z)),
+            f32x8::new(s.map(|s| s.w)),
+        ]
+    }
+
+    #[inline(always)]
+    unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]) {
+        let [x, y, z, w] = xyzw.map(f32x8::to_array);
+        for (l, &s) in slots.iter().enumerate() {
+            // SAFETY: the caller's contract.
+            unsafe { *s = Slot::new(x[l], y[l], z[l], w[l]) };
+        }
+    }
+}
+
+/// The AVX vector (x86-64 only).
+#[cfg(target_arch = "x86_64")]
+pub mod avx {
+    use super::{Batch, LANES, Lanes, Real, Slot};
+    use std::arch::x86_64::*;
+
+    /// Eight `f32` lanes in one AVX register.
+    ///
+    /// Its safe methods run AVX instructions. The type is private to the crate, and the crate
+    /// makes and uses its values only inside functions compiled with `#[target_feature(enable =
+    /// "avx")]` that are called after `is_x86_feature_detected!("avx")` (see
+    /// [`walk_batches`](crate::constraints::distance)); every method is `#[inline(always)]` so
+    /// that it compiles inside them.
+    #[derive(Clone, Copy)]
+    pub(crate) struct F32x8(__m256);
+
+    macro_rules! binary {
+        ($trait:ident, $method:ident, $intrinsic:ident) => {
+            impl std::ops::$trait for F32x8 {
+                type Output = Self;
+                #[inline(always)]
+                fn $method(self, o: Self) -> Self {
+                    // SAFETY: AVX is present (see the type's docs).
+                    F32x8(unsafe { $intrinsic(self.0, o.0) })
+                }
+            }
+        };
+    }
+    binary!(Add, add, _mm256_add_ps);
+    binary!(Sub, sub, _mm256_sub_ps);
+    binary!(Mul, mul, _mm256_mul_ps);
+    binary!(Div, div, _mm256_div_ps);
+
+    impl std::ops::Neg for F32x8 {
+        type Output = Self;
+        /// Flips the sign bit, as `f32`'s negation does (so `-0.0` for `0.0`).
+        #[inline(always)]
+        fn neg(self) -> Self {
+            // SAFETY: AVX is present (see the type's docs).
+            F32x8(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+        }
+    }
+
+    impl Lanes for F32x8 {
+        #[inline(always)]
+        fn splat(x: Real) -> Self {
+            // SAFETY: AVX is present (see the type's docs).
+            F32x8(unsafe { _mm256_set1_ps(x) })
+        }
+
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            // SAFETY: AVX is present (see the type's docs).
+            F32x8(unsafe { _mm256_sqrt_ps(self.0) })
+        }
+
+        #[inline(always)]
+        fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
+            // SAFETY: AVX is present (see the type's docs). Ordered comparison: false for NaN,
+            // as `>` on `f32`.
+            F32x8(unsafe {
+                let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, bound.0);
+                _mm256_blendv_ps(otherwise.0, then.0, gt)
+            })
+        }
+    }
+
+    impl Batch for F32x8 {
+        #[inline(always)]
+        fn from_array(a: [Real; LANES]) -> Self {
+            // SAFETY: AVX is present (see the type's docs); `a` holds 8 floats.
+            F32x8(unsafe { _mm256_loadu_ps(a.as_ptr()) })
+        }
+
+        #[inline(always)]
+        fn to_array(self) -> [Real; LANES] {
+            let mut a = [0.0; LANES];
+            // SAFETY: AVX is present (see the type's docs); `a` holds 8 floats.
+            unsafe { _mm256_storeu_ps(a.as_mut_ptr(), self.0) };
+            a
+        }
+
+        #[inline(always)]
+        unsafe fn gather(slots: &[*mut Slot; LANES]) -> [Self; 4] {
+            // SAFETY: AVX is present; the slots are valid, 16-byte aligned and 16 bytes long
+            // (`Slot` is `repr(C, align(16))` with four `f32`), by the caller's contract.
+            unsafe {
+                let load = |s: *mut Slot| _mm_load_ps(s.cast::<f32>());
+                // Row r holds slot r in its low half and slot r + 4 in its high half.
+                let row = |r: usize| {
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(load(slots[r])),
+                        load(slots[r + 4]),
+                    )
+                };
+                let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+                // A 4 x 4 transpose in each half.
+                let t0 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
+                let t1 = _mm256_unpackhi_ps(r0, r1); // z0 z1 w0 w1
+                let t2 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
+                let t3 = _mm256_unpackhi_ps(r2, r3); // z2 z3 w2 w3
+                [
+                    F32x8(_mm256_shuffle_ps::<0x44>(t0, t2)),
+                    F32x8(_mm256_shuffle_ps::<0xEE>(t0, t2)),
+                    F32x8(_mm256_shuffle_ps::<0x44>(t1, t3)),
+                    F32x8(_mm256_shuffle_ps::<0xEE>(t1, t3)),
+                ]
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]) {
+            let [x, y, z, w] = [xyzw[0].0, xyzw[1].0, xyzw[2].0, xyzw[3].0];
+            // SAFETY: as in `gather`.
+            unsafe {
+                let t0 = _mm256_unpacklo_ps(x, y); // x0 y0 x1 y1
+                let t1 = _mm256_unpackhi_ps(x, y); // x2 y2 x3 y3
+                let t2 = _mm256_unpacklo_ps(z, w); // z0 w0 z1 w1
+                let t3 = _mm256_unpackhi_ps(z, w); // z2 w2 z3 w3
+                let rows = [
+                    _mm256_shuffle_ps::<0x44>(t0, t2),
+                    _mm256_shuffle_ps::<0xEE>(t0, t2),
+                    _mm256_shuffle_ps::<0x44>(t1, t3),
+                    _mm256_shuffle_ps::<0xEE>(t1, t3),
+                ];
+                for (r, row) in rows.into_iter().enumerate() {
+                    _mm_store_ps(slots[r].cast::<f32>(), _mm256_castps256_ps128(row));
+                    _mm_store_ps(slots[r + 4].cast::<f32>(), _mm256_extractf128_ps::<1>(row));
+                }
+            }
+        }
+    }
+}
