@@ -511,22 +511,43 @@ pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let Some(&start) = batches.first() else {
         return;
     };
-    let count = batches.len() - 1;
-    for n in 0..count {
-        let b = match sweep {
-            Sweep::Forward => n,
-            Sweep::Backward => count - 1 - n,
-        };
-        let (first, end) = (batches[b], batches[b + 1]);
-        let part = &mut lambda[first - start..end - start];
-        // SAFETY: forwarded from the caller; a batch shares no particle.
-        unsafe {
-            if let [l] = part {
-                // A chain (a rope) gives batches of one: not worth a vector.
-                project_one::<K, DAMPED, F>(family, first, l, v);
-            } else {
-                family.project_lanes::<DAMPED>(first, part, v);
+    // SAFETY (both loops): forwarded from the caller.
+    match sweep {
+        Sweep::Forward => {
+            for w in batches.windows(2) {
+                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
             }
+        }
+        Sweep::Backward => {
+            for w in batches.windows(2).rev() {
+                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
+            }
+        }
+    }
+}
+
+/// Projects the batch `batch` for [`walk_batches`] (`lambda` holds the multipliers from
+/// `start` on).
+///
+/// # Safety
+/// As [`walk_batches`].
+#[inline(always)]
+unsafe fn walk_batch<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    start: usize,
+    batch: Range<usize>,
+    v: &View,
+) {
+    let first = batch.start;
+    let part = &mut lambda[batch.start - start..batch.end - start];
+    // SAFETY: forwarded from the caller; a batch shares no particle.
+    unsafe {
+        if let [l] = part {
+            // A chain (a rope) gives batches of one: not worth a vector.
+            project_one::<K, DAMPED, F>(family, first, l, v);
+        } else {
+            family.project_lanes::<DAMPED>(first, part, v);
         }
     }
 }

@@ -92,7 +92,7 @@ impl DistanceSet {
 
 impl FamilyData<'_, 2, Distance> {
     /// The coefficients of the materials `mat` of a batch, one per lane (the unused lanes of a
-    /// partial batch repeat the first).
+    /// partial batch repeat the last).
     #[inline(always)]
     fn lane_coeffs<V: Batch>(&self, mat: &[u16]) -> Coeffs<V> {
         let [mut alpha_tilde, mut gamma, mut scale] = [[0.0; LANES]; 3];
@@ -108,12 +108,15 @@ impl FamilyData<'_, 2, Distance> {
     }
 }
 
-/// The values of a batch, one per lane; the unused lanes of a partial batch repeat the first.
+/// The values of a batch, one per lane; the unused lanes of a partial batch repeat the last.
 #[inline(always)]
 fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
     <[T; LANES]>::try_from(a).unwrap_or_else(|_| {
+        // A loop of known length, unrolled, rather than a `memcpy` call of unknown length.
         let mut p = [a[0]; LANES];
-        p[1..a.len()].copy_from_slice(&a[1..]);
+        for (l, p) in p.iter_mut().enumerate() {
+            *p = a[l.min(a.len() - 1)];
+        }
         p
     })
 }
@@ -122,15 +125,16 @@ fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
 /// [`Batch`]).
 struct Batched<'d, 'a, V> {
     data: &'d FamilyData<'a, 2, Distance>,
-    /// The coefficients of every lane when the family has one material.
+    /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
 }
 
 impl<'d, 'a, V: Batch> Batched<'d, 'a, V> {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, 2, Distance>) -> Self {
+        // A cloth's stretch and shear are two materials, usually alike.
         let uniform = match data.coeffs {
-            [k] => Some(Coeffs {
+            [k, rest @ ..] if rest.iter().all(|r| r == k) => Some(Coeffs {
                 alpha_tilde: V::splat(k.alpha_tilde),
                 gamma: V::splat(k.gamma),
                 scale: V::splat(k.scale),
@@ -165,7 +169,7 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
     /// The constraints of a batch at once: their particles' slots are gathered into one vector
     /// per coordinate, [`distance_step`] runs on all [`LANES`] lanes, and the new positions are
     /// scattered back; the same arithmetic as [`solve_distance`], so the same bits. The unused
-    /// lanes of a partial batch repeat its first constraint, so they compute and write the very
+    /// lanes of a partial batch repeat its last constraint, so they compute and write the very
     /// values that lane writes.
     #[inline(always)]
     unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
@@ -218,10 +222,15 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
             V::scatter([ax + sx * w0, ay + sy * w0, az + sz * w0, w0], &a);
             V::scatter([bx + -sx * w1, by + -sy * w1, bz + -sz * w1, w1], &b);
         }
-        let lam = (lam + delta_lambda).to_array();
         match <&mut [Real; LANES]>::try_from(&mut *lambda) {
-            Ok(full) => *full = lam,
-            Err(_) => lambda.copy_from_slice(&lam[..n]),
+            Ok(full) => *full = (lam + delta_lambda).to_array(),
+            Err(_) => {
+                let delta_lambda = delta_lambda.to_array();
+                lambda
+                    .iter_mut()
+                    .zip(delta_lambda)
+                    .for_each(|(l, d)| *l += d);
+            }
         }
     }
 }
