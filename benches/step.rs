@@ -4,6 +4,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use supple::bench_step::workload_w;
+use supple::coloring::{Sweep, View};
 use supple::constraints::Stiffness;
 use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
@@ -47,6 +48,24 @@ fn kernels(c: &mut Criterion) {
     });
 }
 
+/// One Gauss-Seidel pass over W's 48,641 stretch constraints at N = 128 (the batched SIMD
+/// kernel; AVX where the processor has it), from the state after 10 frames.
+fn stretch_pass(c: &mut Criterion) {
+    let mut world = workload_w(128, SolverMethod::GaussSeidel);
+    for _ in 0..10 {
+        world.step_frame().unwrap();
+    }
+    let (ps, cs) = (&world.particles, &mut world.constraints);
+    let mut slots = Vec::new();
+    ps.pack(&mut slots);
+    c.bench_function("stretch_pass_n128", |b| {
+        b.iter(|| {
+            cs.stretch
+                .project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward)
+        })
+    });
+}
+
 fn w_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("w_frame_n64");
     group.sample_size(20);
@@ -60,5 +79,5 @@ fn w_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels, w_frame);
+criterion_group!(benches, kernels, stretch_pass, w_frame);
 criterion_main!(benches);
