@@ -264,13 +264,29 @@ impl FamilyKind<2> for Distance {
             // SAFETY: the processor has AVX; the rest is forwarded from the caller.
             return unsafe { walk_batches_avx::<DAMPED>(data, lambda, batches, sweep, v) };
         }
-        let kernel = Batched::<wide::f32x8>::new(data);
         // SAFETY: forwarded from the caller.
-        unsafe { coloring::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+        unsafe { walk_batches_as::<wide::f32x8, DAMPED>(data, lambda, batches, sweep, v) }
     }
 }
 
-/// [`coloring::walk_batches`] with the batches as AVX vectors, compiled for AVX.
+/// [`coloring::walk_batches`] with the family's batches projected as vectors `V`.
+///
+/// # Safety
+/// The contract of [`coloring::walk_batches`].
+#[inline(always)]
+unsafe fn walk_batches_as<V: Batch, const DAMPED: bool>(
+    data: &FamilyData<'_, 2, Distance>,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    let kernel = Batched::<V>::new(data);
+    // SAFETY: forwarded from the caller.
+    unsafe { coloring::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+}
+
+/// [`walk_batches_as`] with AVX vectors, compiled for AVX.
 ///
 /// # Safety
 /// The processor has AVX, and the contract of [`coloring::walk_batches`].
@@ -283,9 +299,8 @@ unsafe fn walk_batches_avx<const DAMPED: bool>(
     sweep: Sweep,
     v: &View,
 ) {
-    let kernel = Batched::<crate::simd::avx::F32x8>::new(data);
     // SAFETY: forwarded from the caller.
-    unsafe { coloring::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+    unsafe { walk_batches_as::<crate::simd::avx::F32x8, DAMPED>(data, lambda, batches, sweep, v) }
 }
 
 #[cfg(test)]
@@ -460,40 +475,33 @@ mod tests {
         check("the serial driver", &|set, v| {
             set.project_serial(v, Sweep::Forward)
         });
-        check("wide::f32x8", &|set, v| walk_all::<wide::f32x8>(set, v));
+        check("wide::f32x8", &|set, v| walk_all(set, v, false));
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx") {
-            check("AVX", &|set, v| {
-                // SAFETY: the processor has AVX.
-                unsafe { walk_all_avx(set, v) }
-            });
+            check("AVX", &|set, v| walk_all(set, v, true));
         }
     }
 
-    /// Projects every batch of `set` forward with the batch kernel of vector `V`.
-    #[inline(always)]
-    fn walk_all<V: Batch>(set: &mut DistanceSet, v: &View) {
+    /// Projects every batch of `set` forward with `wide::f32x8`, or with AVX when `avx` (only
+    /// where the processor has it).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn walk_all(set: &mut DistanceSet, v: &View, avx: bool) {
         let (data, lambda, blocks) = set.split();
-        let kernel = Batched::<V>::new(&data);
-        let batches = &blocks.batches;
-        // SAFETY: one thread.
+        let (b, s) = (&blocks.batches, Sweep::Forward);
+        // SAFETY: one thread; AVX only where the processor has it (the caller checks).
         unsafe {
-            if data.damped() {
-                coloring::walk_batches::<2, true, _>(&kernel, lambda, batches, Sweep::Forward, v);
-            } else {
-                coloring::walk_batches::<2, false, _>(&kernel, lambda, batches, Sweep::Forward, v);
+            #[cfg(target_arch = "x86_64")]
+            if avx {
+                return match data.damped() {
+                    true => walk_batches_avx::<true>(&data, lambda, b, s, v),
+                    false => walk_batches_avx::<false>(&data, lambda, b, s, v),
+                };
+            }
+            match data.damped() {
+                true => walk_batches_as::<wide::f32x8, true>(&data, lambda, b, s, v),
+                false => walk_batches_as::<wide::f32x8, false>(&data, lambda, b, s, v),
             }
         }
-    }
-
-    /// [`walk_all`] with AVX vectors.
-    ///
-    /// # Safety
-    /// The processor has AVX.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    unsafe fn walk_all_avx(set: &mut DistanceSet, v: &View) {
-        walk_all::<crate::simd::avx::F32x8>(set, v);
     }
 
     #[test]
