@@ -10,7 +10,7 @@
 //!   blocks, and the blocks are graph-colored: two blocks conflict when one of their constraints
 //!   do. A cloth built row by row gives slabs of rows, where only neighbouring slabs conflict, so
 //!   two colors (even and odd slabs). The colored driver projects the colors one after another
-//!   and the blocks of a color in parallel, one rayon task per block (box2d v3
+//!   and the blocks of a color in parallel over a [`Team`] of threads (box2d v3
 //!   `constraint_graph.c` and rapier's `interaction_groups.rs` color single constraints; coloring
 //!   blocks keeps the Gauss-Seidel sweep of each block in build order, see below).
 //! - **Batches.** Inside a block the constraints are regrouped into batches of up to [`LANES`]
@@ -31,7 +31,7 @@
 use crate::constraints::Coeffs;
 use crate::math::{Real, Vec3};
 use crate::particles::Slot;
-use rayon::prelude::*;
+use crate::team::Team;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -40,7 +40,7 @@ use std::ops::Range;
 pub const MAX_BLOCKS: usize = 8;
 
 /// Fewest constraints in a block (smaller families get fewer blocks): a block of this size is a
-/// few µs of work, more than its rayon task costs.
+/// few µs of work, far more than handing it to another member of a [`Team`] costs.
 pub const MIN_BLOCK_LEN: usize = 256;
 
 /// Most constraints in a batch of independent constraints.
@@ -583,13 +583,13 @@ pub fn project_serial<const K: usize, F: Kernel<K>>(
     sweep: Sweep,
 ) {
     // SAFETY: serially, one constraint after another.
-    unsafe { project(family, lambda, blocks, v, sweep, false) }
+    unsafe { project(family, lambda, blocks, v, sweep, None) }
 }
 
 /// Projects every constraint of `family` by colored blocks: in a forward `sweep`, the colors
-/// of `blocks` one after another, the blocks of a color in parallel (each walked forward), then
-/// the serial tail; a backward sweep does the same in reverse. The result does not depend on the
-/// number of threads.
+/// of `blocks` one after another, the blocks of a color in parallel over `team` (each walked in
+/// the direction of the sweep), then the serial tail; a backward sweep does the same in reverse.
+/// The result does not depend on the number of threads. Called by the team's leader.
 ///
 /// # Safety
 /// `blocks` is valid for the family ([`validate`] passes on the ids of [`Kernel::particles`]),
@@ -601,29 +601,30 @@ pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
     blocks: &Blocks,
     v: &View,
     sweep: Sweep,
+    team: &Team,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { project(family, lambda, blocks, v, sweep, true) }
+    unsafe { project(family, lambda, blocks, v, sweep, Some(team)) }
 }
 
-/// The driver behind [`project_serial`] and (with `parallel`) [`project_colored`].
+/// The driver behind [`project_serial`] and (with a `team`) [`project_colored`].
 ///
 /// # Safety
-/// With `parallel`, the contract of [`project_colored`].
+/// With a `team`, the contract of [`project_colored`].
 unsafe fn project<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
     v: &View,
     sweep: Sweep,
-    parallel: bool,
+    team: Option<&Team>,
 ) {
     // SAFETY: forwarded from the caller.
     unsafe {
         if family.damped() {
-            project_with::<K, true, F>(family, lambda, blocks, sweep, parallel, v);
+            project_with::<K, true, F>(family, lambda, blocks, sweep, team, v);
         } else {
-            project_with::<K, false, F>(family, lambda, blocks, sweep, parallel, v);
+            project_with::<K, false, F>(family, lambda, blocks, sweep, team, v);
         }
     }
 }
@@ -637,15 +638,15 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     lambda: &mut [Real],
     blocks: &Blocks,
     sweep: Sweep,
-    parallel: bool,
+    team: Option<&Team>,
     v: &View,
 ) {
     let end = blocks.end();
     let (scheduled, tail) = lambda.split_at_mut(end);
     let scheduled_pass = |scheduled: &mut [Real]| {
-        if parallel {
+        if let Some(team) = team {
             // SAFETY: forwarded from the caller.
-            unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v) }
+            unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v, team) }
         } else {
             let batches = blocks.batches_in(0..end);
             // SAFETY: this thread alone walks the constraints, one after another.
@@ -666,7 +667,7 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 }
 
 /// Projects the scheduled constraints (`lambda` holds their multipliers) color after color in
-/// the direction of `sweep`, the blocks of a color in parallel.
+/// the direction of `sweep`, the blocks of a color in parallel over `team`.
 ///
 /// # Safety
 /// The contract of [`project_colored`].
@@ -676,6 +677,7 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     blocks: &Blocks,
     sweep: Sweep,
     v: &View,
+    team: &Team,
 ) {
     // The multipliers of each block, borrowed apart.
     let mut parts: [&mut [Real]; MAX_BLOCKS] = Default::default();
@@ -687,16 +689,12 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         rest = tail;
     }
     let mut pass = |color: &Vec<usize>| {
-        parts[..count]
-            .par_iter_mut()
-            .enumerate()
-            .filter(|(b, _)| color.contains(b))
-            .for_each(|(b, part)| {
-                let batches = blocks.batches_in(blocks.range(b));
-                // SAFETY: the blocks of one color share no particle (the caller's contract), so
-                // no two tasks touch the same particle.
-                unsafe { family.walk_batches::<DAMPED>(part, batches, sweep, v) }
-            });
+        team.for_each_at(&mut parts[..count], color, |b, part| {
+            let batches = blocks.batches_in(blocks.range(b));
+            // SAFETY: the blocks of one color share no particle (the caller's contract), so no
+            // two members touch the same particle.
+            unsafe { family.walk_batches::<DAMPED>(part, batches, sweep, v) }
+        });
     };
     match sweep {
         Sweep::Forward => blocks.colors.iter().for_each(&mut pass),

@@ -35,6 +35,7 @@ pub mod shape_matching;
 pub mod simd;
 pub mod stages;
 pub mod stats;
+pub mod team;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 pub mod world;

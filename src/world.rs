@@ -3,10 +3,11 @@
 use crate::bodies::Body;
 use crate::collision::{Collider, ParticlePairs};
 use crate::constraints::ConstraintSets;
-use crate::params::SolverParams;
+use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterSet;
 use crate::stages::*;
+use crate::team::Team;
 
 /// A simulation that cannot go on.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -61,21 +62,25 @@ impl World {
 
     /// Advances one frame of `params.dt` seconds in `params.substeps` substeps.
     ///
-    /// The frame runs on a thread of the current rayon pool, so that the colored solver's
-    /// parallel passes start from inside the pool instead of each waking it from outside.
+    /// With the `colored` method the frame runs with a [`Team`] of the current rayon pool's
+    /// threads, kept together for the whole frame; otherwise on this thread alone.
     pub fn step_frame(&mut self) -> Result<(), SimError> {
         let h = self.params.h();
-        rayon::scope(|_| {
+        let threads = match self.params.method {
+            SolverMethod::Colored => rayon::current_num_threads(),
+            SolverMethod::GaussSeidel | SolverMethod::Jacobi => 1,
+        };
+        Team::scope(threads, |team| {
             for _ in 0..self.params.substeps {
-                self.substep(h);
+                self.substep(h, team);
             }
         });
         self.frame += 1;
         self.check_finite()
     }
 
-    /// One substep of the pipeline (DESIGN.md section 1).
-    pub fn substep(&mut self, h: f32) {
+    /// One substep of the pipeline (DESIGN.md section 1), by the leader of `team`.
+    pub fn substep(&mut self, h: f32, team: &Team) {
         let p = &self.params;
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
@@ -88,7 +93,7 @@ impl World {
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
-        project_constraints(p.method, cs, ps, &self.colliders, p.iterations);
+        project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
         self.clusters.match_shapes(ps, h);
         update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity);
         cs.particle_contact

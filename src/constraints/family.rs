@@ -7,6 +7,7 @@ use super::stiffness::{Coeffs, MaterialTable};
 use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Sweep, View};
 use crate::math::{Real, Vec3};
 use crate::particles::Slot;
+use crate::team::Team;
 use std::marker::PhantomData;
 
 /// What makes a family of `K`-particle constraints: its projection of one constraint, and
@@ -192,14 +193,14 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         coloring::project_serial(&kernel, lambda, blocks, v, sweep);
     }
 
-    /// Projects every constraint of the particles `v`, the blocks of a color in parallel (the
-    /// result does not depend on the thread count).
-    pub fn project_colored(&mut self, v: &View, sweep: Sweep) {
+    /// Projects every constraint of the particles `v`, the blocks of a color in parallel over
+    /// `team` (the result does not depend on the thread count). Called by the team's leader.
+    pub fn project_colored(&mut self, v: &View, sweep: Sweep, team: &Team) {
         let (kernel, lambda, blocks) = self.split();
         // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
         // not changed since except by `push_constraint`, which appends to the serial tail; the
         // kernels read and correct only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, blocks, v, sweep) };
+        unsafe { coloring::project_colored(&kernel, lambda, blocks, v, sweep, team) };
     }
 
     /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style

@@ -5,10 +5,12 @@ use crate::coloring::{Sweep, View};
 use crate::constraints::ConstraintSets;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
+use crate::team::Team;
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
 /// bending and tet volumes (each visited as `method` says, forward on even iterations and
-/// backward on odd ones), then serially enclosed volumes, attachments, particle-particle contacts
+/// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
+/// this), then serially enclosed volumes, attachments, particle-particle contacts
 /// and collider contacts, contacts last so that they have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
@@ -20,6 +22,7 @@ pub fn project_constraints(
     ps: &mut ParticleSet,
     colliders: &[Collider],
     iterations: u32,
+    team: &Team,
 ) {
     let serial = !(cs.pressure.is_empty()
         && cs.attachment.ids.is_empty()
@@ -38,10 +41,10 @@ pub fn project_constraints(
             }
             SolverMethod::Colored => {
                 let v = View::new(&mut cs.slots, &ps.x);
-                cs.stretch.project_colored(&v, sweep);
-                cs.bend_distance.project_colored(&v, sweep);
-                cs.dihedral.project_colored(&v, sweep);
-                cs.volume.project_colored(&v, sweep);
+                cs.stretch.project_colored(&v, sweep, team);
+                cs.bend_distance.project_colored(&v, sweep, team);
+                cs.dihedral.project_colored(&v, sweep, team);
+                cs.volume.project_colored(&v, sweep, team);
             }
             SolverMethod::Jacobi => {
                 let (slots, x) = (&mut cs.slots, &ps.x);

@@ -1,0 +1,326 @@
+//! A team of threads that stays together for a whole frame, for the colored solver.
+//!
+//! The colored solver projects the blocks of a color in parallel, then the next color: on the
+//! workload W that is 400 colors a frame, each a few tens of µs of work. As a rayon parallel
+//! iterator every color forked and joined the pool; a team instead keeps its members spinning
+//! between colors, so a color starts and ends in well under a microsecond.
+//!
+//! The leader (the thread that made the team) publishes one job at a time: items picked by index
+//! and a closure. Every member claims items one by one, first those it owns (the `k`-th item of a
+//! job belongs to member `k mod n`, so a member works the same blocks in every pass and keeps
+//! their data in its cache), then any left over, and the leader returns when every item is done.
+//! The leader never waits for a member to join, only for claimed items to finish: a team whose
+//! other threads are busy elsewhere, or a pool of one thread, is the leader working alone. Which
+//! member ran an item never changes the result, since the items of a job are independent.
+
+use crate::coloring::MAX_BLOCKS;
+use crossbeam_utils::Backoff;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+/// A published job's closure, type-erased: its address and the function that calls it on an
+/// item.
+#[derive(Clone, Copy)]
+struct Job {
+    data: *const (),
+    call: unsafe fn(*const (), usize),
+}
+
+impl Job {
+    /// Erases `f`, which must outlive every call of the job.
+    fn of<F: Fn(usize)>(f: &F) -> Job {
+        /// Calls the closure at `data` (an `F`) on item `k`.
+        ///
+        /// # Safety
+        /// `data` points to a live `F`.
+        unsafe fn call<F: Fn(usize)>(data: *const (), k: usize) {
+            // SAFETY: forwarded from the caller.
+            unsafe { (*data.cast::<F>())(k) }
+        }
+        Job {
+            data: (f as *const F).cast(),
+            call: call::<F>,
+        }
+    }
+}
+
+/// The leader and the free threads of the current rayon pool, working jobs of at most
+/// [`MAX_BLOCKS`] items (see the module docs).
+pub struct Team {
+    /// Members, the leader included.
+    members: usize,
+    /// The current job: its epoch (counted from 1) in the high 32 bits, its item count in the low
+    /// 32. Stored with release ordering after `job` and `done` are set.
+    word: AtomicU64,
+    /// The epoch in which each item was last claimed; an item of the current job is free while
+    /// its entry is below the current epoch.
+    claimed: [AtomicU32; MAX_BLOCKS],
+    /// Items of the current job done.
+    done: AtomicU32,
+    /// The current job's closure: written by the leader only while no item is claimed or running.
+    job: UnsafeCell<Option<Job>>,
+    /// Set when the leader is finished with the team.
+    stop: AtomicBool,
+}
+
+// SAFETY: `job` is written by the leader only before it publishes a job (a release store of
+// `word`), and read by members only after claiming an item of that job (after an acquire load of
+// `word` and a successful claim), while the leader waits for that item; every other field is
+// atomic.
+unsafe impl Sync for Team {}
+
+/// A pointer that may cross threads: the items of a job, each claimed by one member.
+struct Items<T>(*mut T);
+
+// SAFETY: each item is handed to one member only (see `Team::for_each_at`), and `T: Send`.
+unsafe impl<T: Send> Sync for Items<T> {}
+
+impl<T> Items<T> {
+    fn get(&self) -> *mut T {
+        self.0
+    }
+}
+
+impl Team {
+    fn new(members: usize) -> Self {
+        Team {
+            members,
+            word: AtomicU64::new(0),
+            claimed: Default::default(),
+            done: AtomicU32::new(0),
+            job: UnsafeCell::new(None),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// Runs `f` with a team of at most `threads` members: this thread and, when `threads` > 1,
+    /// up to `threads − 1` other threads of the current rayon pool, which join as they become
+    /// free and spin (then yield) between jobs until `f` returns.
+    pub fn scope<R: Send>(threads: usize, f: impl FnOnce(&Team) -> R + Send) -> R {
+        let members = threads.clamp(1, rayon::current_num_threads());
+        let team = Team::new(members);
+        if members == 1 {
+            return f(&team);
+        }
+        rayon::scope(|s| {
+            let team = &team;
+            for member in 1..members {
+                s.spawn(move |_| team.serve(member));
+            }
+            // Dropped after `f`, also when it panics, so that the members leave and the scope
+            // ends.
+            let _stop = Stop(team);
+            f(team)
+        })
+    }
+
+    /// Members of the team, the leader included.
+    pub fn members(&self) -> usize {
+        self.members
+    }
+
+    /// Calls `f(i, &mut items[i])` for every index `i` of `at`, spread over the team, and
+    /// returns when all are done. Called by the leader only (the thread that runs the closure of
+    /// [`Team::scope`]).
+    ///
+    /// # Panics
+    /// If `at` is longer than [`MAX_BLOCKS`], not strictly increasing, or reaches past `items`.
+    pub fn for_each_at<T: Send>(
+        &self,
+        items: &mut [T],
+        at: &[usize],
+        f: impl Fn(usize, &mut T) + Sync,
+    ) {
+        assert!(at.len() <= MAX_BLOCKS, "a job of {} items", at.len());
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]) && at.last().is_none_or(|&i| i < items.len()),
+            "job indices must be increasing and in range"
+        );
+        let base = Items(items.as_mut_ptr());
+        let run = move |k: usize| {
+            let i = at[k];
+            // SAFETY: the indices are distinct and in range (asserted above), and each `k` is
+            // claimed by one member only, so no two calls get the same item.
+            f(i, unsafe { &mut *base.get().add(i) })
+        };
+        let n = at.len();
+        let epoch = (self.word.load(Ordering::Relaxed) >> 32) as u32 + 1;
+        // SAFETY: every item of the previous job is done (`Finish`), so no member reads `job`
+        // now; members read it only after claiming an item of the job published next.
+        unsafe { *self.job.get() = Some(Job::of(&run)) };
+        self.done.store(0, Ordering::Relaxed);
+        self.word
+            .store(u64::from(epoch) << 32 | n as u64, Ordering::Release);
+        // Waits for the members' items before `run` goes out of scope, also when an item of the
+        // leader panics.
+        let _finish = Finish {
+            team: self,
+            epoch,
+            n,
+        };
+        self.work(0, epoch, n);
+    }
+
+    /// Claims and runs items of the job of `epoch` (of `n` items) for `member`: its own, then
+    /// any left over. Claims fail once the job is over, so a member that read an old job runs
+    /// nothing.
+    fn work(&self, member: usize, epoch: u32, n: usize) {
+        let own = (member..n).step_by(self.members);
+        let others = (0..n).filter(|k| k % self.members != member);
+        for k in own.chain(others) {
+            if self.claimed[k].fetch_max(epoch, Ordering::AcqRel) < epoch {
+                // Counts the item done when it returns, also when it panics.
+                let _done = Done(&self.done);
+                // SAFETY: the item is claimed and not done, so the leader is waiting for it and
+                // `job` holds this epoch's closure, alive on the leader's stack.
+                unsafe {
+                    let job = (*self.job.get()).expect("a published job");
+                    (job.call)(job.data, k);
+                }
+            }
+        }
+    }
+
+    /// A member's loop: works every new job until the leader is finished.
+    fn serve(&self, member: usize) {
+        let (mut seen, backoff) = (0, Backoff::new());
+        loop {
+            let word = self.word.load(Ordering::Acquire);
+            let epoch = (word >> 32) as u32;
+            if epoch != seen {
+                seen = epoch;
+                self.work(member, epoch, word as u32 as usize);
+                backoff.reset();
+            } else if self.stop.load(Ordering::Acquire) {
+                return;
+            } else {
+                backoff.snooze();
+            }
+        }
+    }
+}
+
+/// Counts an item done when dropped.
+struct Done<'a>(&'a AtomicU32);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// Sets the team's `stop` when dropped.
+struct Stop<'a>(&'a Team);
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        self.0.stop.store(true, Ordering::Release);
+    }
+}
+
+/// The end of a job: when dropped, claims (and counts done, without running them) the items no
+/// member claimed, which happens only when the leader panicked in an item, then waits until every
+/// claimed item is done.
+struct Finish<'a> {
+    team: &'a Team,
+    epoch: u32,
+    n: usize,
+}
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        let team = self.team;
+        for claimed in &team.claimed[..self.n] {
+            if claimed.fetch_max(self.epoch, Ordering::AcqRel) < self.epoch {
+                team.done.fetch_add(1, Ordering::Release);
+            }
+        }
+        let backoff = Backoff::new();
+        while (team.done.load(Ordering::Acquire) as usize) < self.n {
+            backoff.snooze();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
+
+    /// Runs 2,000 jobs over changing subsets of eight counters and checks that every selected
+    /// item ran exactly once per job and no other did.
+    fn count_runs(team: &Team) {
+        let mut counts = [0u32; MAX_BLOCKS];
+        let mut expected = [0u32; MAX_BLOCKS];
+        for job in 0..2000 {
+            let at: Vec<usize> = (0..MAX_BLOCKS)
+                .filter(|i| (job >> (i % 3)) & 1 == 0)
+                .collect();
+            at.iter().for_each(|&i| expected[i] += 1);
+            team.for_each_at(&mut counts, &at, |_, c| *c += 1);
+        }
+        assert_eq!(counts, expected);
+    }
+
+    #[test]
+    fn every_item_runs_once_per_job_for_any_team_size() {
+        for threads in [1, 2, 4] {
+            let members = pool(threads).install(|| {
+                Team::scope(threads, |team| {
+                    count_runs(team);
+                    team.members()
+                })
+            });
+            assert_eq!(members, threads);
+        }
+    }
+
+    #[test]
+    fn the_leader_works_alone_when_the_other_threads_are_busy() {
+        pool(2).install(|| {
+            let busy = AtomicBool::new(true);
+            rayon::join(
+                || {
+                    Team::scope(2, count_runs);
+                    busy.store(false, Ordering::Release);
+                },
+                // Holds the pool's other thread (if it takes this half) until the team is done.
+                || {
+                    while busy.load(Ordering::Acquire) {
+                        std::hint::spin_loop();
+                    }
+                },
+            );
+        });
+    }
+
+    #[test]
+    fn a_panicking_item_reaches_the_caller() {
+        for threads in [1, 2] {
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                pool(threads).install(|| {
+                    Team::scope(threads, |team| {
+                        let mut items = [0; 4];
+                        team.for_each_at(&mut items, &[0, 1, 2, 3], |i, _| {
+                            assert!(i != 2, "item {i}");
+                        });
+                    })
+                })
+            }));
+            assert!(result.is_err());
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "increasing")]
+    fn repeated_indices_are_refused() {
+        Team::scope(1, |team| team.for_each_at(&mut [0; 4], &[1, 1], |_, _| {}));
+    }
+}
