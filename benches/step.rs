@@ -23,7 +23,7 @@ fn kernels(c: &mut Criterion) {
                 black_box(1.0),
                 black_box(0.02),
                 black_box(0.0),
-                Vec3::zeros(),
+                None,
                 &k,
             )
         })
@@ -41,7 +41,7 @@ fn kernels(c: &mut Criterion) {
                 black_box([1.0; 4]),
                 black_box(0.0),
                 black_box(0.0),
-                [Vec3::zeros(); 4],
+                None,
                 &k,
             )
         })

@@ -132,9 +132,11 @@ pub mod avx {
         fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
             // SAFETY: AVX is present (see the type's docs). Ordered comparison: false for NaN,
             // as `>` on `f32`.
+            // Bitwise rather than `blendv`: with `otherwise` zero this is one `and`, where LLVM
+            // turns `blendv` into a sign test that AVX (without AVX2) splits into 128-bit halves.
             F32x8(unsafe {
                 let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, bound.0);
-                _mm256_blendv_ps(otherwise.0, then.0, gt)
+                _mm256_or_ps(_mm256_and_ps(gt, then.0), _mm256_andnot_ps(gt, otherwise.0))
             })
         }
     }

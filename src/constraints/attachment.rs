@@ -38,7 +38,7 @@ pub fn solve_attachment(
         return None;
     }
     let n = diff / c;
-    let dl = delta_lambda(c, w, n.dot(&dx), lambda, k);
+    let dl = delta_lambda(c, w, Some(n.dot(&dx)), lambda, k);
     Some((n * (w * k.scale * dl), dl))
 }
 

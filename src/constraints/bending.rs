@@ -88,13 +88,13 @@ pub fn solve_dihedral(
     w: [Real; 4],
     theta0: Real,
     lambda: Real,
-    dx: [Vec3; 4],
+    dx: Option<[Vec3; 4]>,
     k: &Coeffs,
 ) -> Option<QuadCorrection> {
     let (theta, grad) = dihedral_angle_and_gradient(p)?;
     let c = wrap_angle(theta - theta0);
     let w_grad_sq: Real = (0..4).map(|i| w[i] * grad[i].norm_squared()).sum();
-    let grad_dot_dx: Real = (0..4).map(|i| grad[i].dot(&dx[i])).sum();
+    let grad_dot_dx = dx.map(|dx| (0..4).map(|i| grad[i].dot(&dx[i])).sum());
     let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, k);
     let s = k.scale * delta_lambda;
     Some(QuadCorrection {
@@ -119,7 +119,7 @@ impl FamilyKind<4> for Dihedral {
         w: [Real; 4],
         rest: Real,
         lambda: Real,
-        dx: [Vec3; 4],
+        dx: Option<[Vec3; 4]>,
         k: &Coeffs,
     ) -> Option<([Vec3; 4], Real)> {
         solve_dihedral(p, w, rest, lambda, dx, k).map(|r| (r.dp, r.delta_lambda))
@@ -192,7 +192,7 @@ mod tests {
         let mut p = folded(0.6);
         let w = [1.0; 4];
         for _ in 0..20 {
-            let r = solve_dihedral(p, w, 0.0, 0.0, [Vec3::zeros(); 4], &k).unwrap();
+            let r = solve_dihedral(p, w, 0.0, 0.0, None, &k).unwrap();
             for (pi, dp) in p.iter_mut().zip(r.dp) {
                 *pi += dp;
             }
@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn correction_keeps_the_centroid_of_equal_masses() {
         let k = Coeffs::rigid();
-        let r = solve_dihedral(folded(1.0), [1.0; 4], 0.2, 0.0, [Vec3::zeros(); 4], &k).unwrap();
+        let r = solve_dihedral(folded(1.0), [1.0; 4], 0.2, 0.0, None, &k).unwrap();
         assert!((r.dp[0] + r.dp[1] + r.dp[2] + r.dp[3]).norm() < 1e-5);
     }
 

@@ -27,7 +27,7 @@ pub struct ContactSet {
 /// and `Δλ`.
 #[inline]
 pub fn solve_contact(c: Real, n: Vec3, w: Real, lambda: Real, k: &Coeffs) -> (Vec3, Real) {
-    let dl = (lambda + delta_lambda(c, w, 0.0, lambda, k)).max(0.0) - lambda;
+    let dl = (lambda + delta_lambda(c, w, None, lambda, k)).max(0.0) - lambda;
     (n * (w * k.scale * dl), dl)
 }
 

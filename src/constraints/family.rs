@@ -14,15 +14,15 @@ use std::marker::PhantomData;
 /// optionally a faster projection of a batch.
 pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// The corrections of the constraint's particles and its multiplier change, from their
-    /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (zero unless
-    /// the family is damped), its rest value and its multiplier `lambda`; `None` when the
+    /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (`None`
+    /// unless the family is damped), its rest value and its multiplier `lambda`; `None` when the
     /// constraint is degenerate.
     fn solve(
         p: [Vec3; K],
         w: [Real; K],
         rest: Real,
         lambda: Real,
-        dx: [Vec3; K],
+        dx: Option<[Vec3; K]>,
         k: &Coeffs,
     ) -> Option<([Vec3; K], Real)>;
 
@@ -101,11 +101,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         // SAFETY: no other thread writes these particles (the caller's contract).
         let slots = ids.map(|i| unsafe { v.p.get(i) });
         let pos = slots.map(|s| s.p);
-        let dx = if DAMPED {
-            std::array::from_fn(|n| pos[n] - v.x[ids[n]])
-        } else {
-            [Vec3::zeros(); K]
-        };
+        let dx = DAMPED.then(|| std::array::from_fn(|n| pos[n] - v.x[ids[n]]));
         let k = &self.coeffs[self.mat[c] as usize];
         let w = slots.map(|s| s.w);
         let (dp, delta_lambda) = Kind::solve(pos, w, self.rest[c], lambda, dx, k)?;

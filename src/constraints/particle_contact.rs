@@ -72,7 +72,7 @@ pub fn solve_particle_contact(
     }
     let n = diff / len;
     let c = len - d;
-    let dl = (lambda + delta_lambda(c, w0 + w1, 0.0, lambda, k)).max(0.0) - lambda;
+    let dl = (lambda + delta_lambda(c, w0 + w1, None, lambda, k)).max(0.0) - lambda;
     Some(PairCorrection {
         dp0: n * (w0 * k.scale * dl),
         dp1: -n * (w1 * k.scale * dl),

@@ -96,14 +96,26 @@ impl Stiffness {
 /// The Lagrange multiplier update `Δλ` of the module docs.
 ///
 /// `c` is the constraint value, `w_grad_sq` is `Σ wᵢ |∇ᵢC|²`, `grad_dot_dx` is `∇C·(x − xⁿ)`
-/// (only read when `γ ≠ 0`), `lambda` the multiplier accumulated so far in this substep.
-/// Returns 0 when the constraint cannot move (all particles pinned, or a degenerate gradient).
-/// Computes one constraint, or one per lane of a batch (see [`Lanes`]).
+/// (`None` when the family has no damping, `γ = 0`), `lambda` the multiplier accumulated so far
+/// in this substep. Returns 0 when the constraint cannot move (all particles pinned, or a
+/// degenerate gradient). Computes one constraint, or one per lane of a batch (see [`Lanes`]).
+///
+/// The terms that do not depend on `c` are summed first, so that only one subtraction and the
+/// division wait for `c`, the end of a kernel's longest chain of dependent operations.
 #[inline(always)]
-pub fn delta_lambda<T: Lanes>(c: T, w_grad_sq: T, grad_dot_dx: T, lambda: T, k: &Coeffs<T>) -> T {
+pub fn delta_lambda<T: Lanes>(
+    c: T,
+    w_grad_sq: T,
+    grad_dot_dx: Option<T>,
+    lambda: T,
+    k: &Coeffs<T>,
+) -> T {
     let denom = (T::splat(1.0) + k.gamma) * w_grad_sq + k.alpha_tilde;
-    let update = (-c - k.alpha_tilde * lambda - k.gamma * grad_dot_dx) / denom;
-    denom.select_gt(T::splat(Real::EPSILON), update, T::splat(0.0))
+    let known = match grad_dot_dx {
+        Some(g) => k.alpha_tilde * lambda + k.gamma * g,
+        None => k.alpha_tilde * lambda,
+    };
+    denom.select_gt(T::splat(Real::EPSILON), (-c - known) / denom, T::splat(0.0))
 }
 
 /// The stiffness materials used by one constraint family, and their coefficients for the
@@ -145,7 +157,7 @@ mod tests {
         }
         .coeffs(h, 10);
         assert!((k.alpha_tilde - 10.0).abs() < 1e-4);
-        let dl = delta_lambda(0.2, 2.0, 0.0, 0.0, &k);
+        let dl = delta_lambda(0.2, 2.0, None, 0.0, &k);
         assert!((dl - (-0.2 / (2.0 + 10.0))).abs() < 1e-7);
     }
 
@@ -157,7 +169,7 @@ mod tests {
             scale: 1.0,
         };
         // At the XPBD fixed point −C = α̃λ the update is zero.
-        assert_eq!(delta_lambda(-4.0 * 0.25, 1.0, 0.0, 0.25, &k), 0.0);
+        assert_eq!(delta_lambda(-4.0 * 0.25, 1.0, None, 0.25, &k), 0.0);
     }
 
     #[test]
@@ -171,7 +183,7 @@ mod tests {
 
     #[test]
     fn pinned_constraint_does_not_move() {
-        assert_eq!(delta_lambda(1.0, 0.0, 0.0, 0.0, &Coeffs::default()), 0.0);
+        assert_eq!(delta_lambda(1.0, 0.0, None, 0.0, &Coeffs::default()), 0.0);
     }
 
     #[test]
@@ -182,6 +194,6 @@ mod tests {
         }
         .coeffs(0.01, 1);
         assert!(k.gamma > 0.0);
-        assert!(delta_lambda(0.0, 1.0, 0.1, 0.0, &k) < 0.0);
+        assert!(delta_lambda(0.0, 1.0, Some(0.1), 0.0, &k) < 0.0);
     }
 }

@@ -38,13 +38,13 @@ pub fn solve_tet_volume(
     w: [Real; 4],
     v0: Real,
     lambda: Real,
-    dx: [Vec3; 4],
+    dx: Option<[Vec3; 4]>,
     k: &Coeffs,
 ) -> QuadCorrection {
     let grad = tet_volume_gradient(p);
     let c = 6.0 * (tet_volume(p) - v0);
     let w_grad_sq: Real = (0..4).map(|i| w[i] * grad[i].norm_squared()).sum();
-    let grad_dot_dx: Real = (0..4).map(|i| grad[i].dot(&dx[i])).sum();
+    let grad_dot_dx = dx.map(|dx| (0..4).map(|i| grad[i].dot(&dx[i])).sum());
     let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, k);
     let s = k.scale * delta_lambda;
     QuadCorrection {
@@ -67,7 +67,7 @@ impl FamilyKind<4> for TetVolume {
         w: [Real; 4],
         rest: Real,
         lambda: Real,
-        dx: [Vec3; 4],
+        dx: Option<[Vec3; 4]>,
         k: &Coeffs,
     ) -> Option<([Vec3; 4], Real)> {
         let r = solve_tet_volume(p, w, rest, lambda, dx, k);
@@ -160,7 +160,7 @@ impl PressureSet {
             let dl = delta_lambda(
                 v - self.target[c],
                 w_grad_sq,
-                grad_dot_dx,
+                Some(grad_dot_dx),
                 self.lambda[c],
                 k,
             );
@@ -216,7 +216,7 @@ mod tests {
         let k = Stiffness::default().coeffs(0.01, 1);
         let mut q = squashed;
         for _ in 0..5 {
-            let r = solve_tet_volume(q, w, v0, 0.0, [Vec3::zeros(); 4], &k);
+            let r = solve_tet_volume(q, w, v0, 0.0, None, &k);
             for (qi, dp) in q.iter_mut().zip(r.dp) {
                 *qi += dp;
             }
@@ -230,7 +230,7 @@ mod tests {
     fn pinned_tet_does_not_move() {
         let p = tet();
         let k = Stiffness::default().coeffs(0.01, 1);
-        let r = solve_tet_volume(p, [0.0; 4], 1.0, 0.0, [Vec3::zeros(); 4], &k);
+        let r = solve_tet_volume(p, [0.0; 4], 1.0, 0.0, None, &k);
         assert!(r.dp.iter().all(|d| *d == Vec3::zeros()));
     }
 
