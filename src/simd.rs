@@ -130,10 +130,10 @@ pub mod avx {
 
         #[inline(always)]
         fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
-            // SAFETY: AVX is present (see the type's docs). Ordered comparison: false for NaN,
-            // as `>` on `f32`.
             // Bitwise rather than `blendv`: with `otherwise` zero this is one `and`, where LLVM
             // turns `blendv` into a sign test that AVX (without AVX2) splits into 128-bit halves.
+            // SAFETY: AVX is present (see the type's docs). Ordered comparison: false for NaN,
+            // as `>` on `f32`.
             F32x8(unsafe {
                 let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, bound.0);
                 _mm256_or_ps(_mm256_and_ps(gt, then.0), _mm256_andnot_ps(gt, otherwise.0))

@@ -76,6 +76,8 @@ struct Items<T>(*mut T);
 unsafe impl<T: Send> Sync for Items<T> {}
 
 impl<T> Items<T> {
+    /// The pointer. Closures call this rather than reading the field, so that they capture the
+    /// whole (`Sync`) wrapper instead of the bare pointer.
     fn get(&self) -> *mut T {
         self.0
     }

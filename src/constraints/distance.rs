@@ -60,8 +60,8 @@ pub fn solve_distance(
 ///
 /// The order of the operations keeps the chain that waits on the square root short: `1 / |diff|`
 /// and the stiffness scale are combined beside the multiplier's division, so `s` is one
-/// multiplication after it, and `w diff` is ready before `s` (together 19 cycles less per batch
-/// on AMD Zen 3 than scaling `diff` by `Δλ`, `k`, `1 / |diff|` and `w` one after another).
+/// multiplication after it, and `w diff` is ready before `s`, rather than scaling `diff` by `Δλ`,
+/// `k`, `1 / |diff|` and `w` one after another (measured in `docs/step-bench.md`).
 #[inline(always)]
 fn distance_step<T: Lanes>(
     diff: [T; 3],
