@@ -10,6 +10,7 @@ use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
 use supple::math::Vec3;
 use supple::params::SolverMethod;
+use supple::team::Team;
 
 fn kernels(c: &mut Criterion) {
     let k = Stiffness::default().coeffs(1.0 / 600.0, 10);
@@ -57,7 +58,7 @@ fn stretch_pass(c: &mut Criterion) {
     }
     let (ps, cs) = (&world.particles, &mut world.constraints);
     let mut slots = Vec::new();
-    ps.pack(&mut slots);
+    Team::scope(1, |team| ps.pack(&mut slots, team));
     c.bench_function("stretch_pass_n128", |b| {
         b.iter(|| {
             cs.stretch

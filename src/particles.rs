@@ -1,6 +1,7 @@
 //! Particle state, one `Vec` per field (structure of arrays).
 
 use crate::math::{Real, Vec3};
+use crate::team::Team;
 
 /// All particles of a world. Index `i` addresses the same particle in every field.
 #[derive(Clone, Debug, Default)]
@@ -58,19 +59,26 @@ impl ParticleSet {
     }
 
     /// Copies the predicted positions `p` and the inverse masses into `slots`, one [`Slot`] per
-    /// particle (resized to fit; it allocates only when the particle count grows).
-    pub fn pack(&self, slots: &mut Vec<Slot>) {
+    /// particle (resized to fit; it allocates only when the particle count grows), spread over
+    /// `team`.
+    pub fn pack(&self, slots: &mut Vec<Slot>, team: &Team) {
         slots.resize(self.len(), Slot::default());
-        for ((s, &p), &w) in slots.iter_mut().zip(&self.p).zip(&self.inv_mass) {
-            *s = Slot { p, w };
-        }
+        let fields = (&mut slots[..], &self.p[..], &self.inv_mass[..]);
+        team.for_each_chunk(fields, |_, (slots, p, inv_mass)| {
+            for ((s, &p), &w) in slots.iter_mut().zip(p).zip(inv_mass) {
+                *s = Slot { p, w };
+            }
+        });
     }
 
-    /// Copies the positions of `slots` (from [`ParticleSet::pack`]) back into `p`.
-    pub fn unpack(&mut self, slots: &[Slot]) {
-        for (p, s) in self.p.iter_mut().zip(slots) {
-            *p = s.p;
-        }
+    /// Copies the positions of `slots` (from [`ParticleSet::pack`]) back into `p`, spread over
+    /// `team`.
+    pub fn unpack(&mut self, slots: &[Slot], team: &Team) {
+        team.for_each_chunk((&mut self.p[..], slots), |_, (p, slots)| {
+            for (p, s) in p.iter_mut().zip(slots) {
+                *p = s.p;
+            }
+        });
     }
 }
 

@@ -163,6 +163,34 @@ impl Team {
         self.work(0, epoch, n);
     }
 
+    /// Cuts `parts` (slices of equal length, see [`Split`]) into at most [`MAX_BLOCKS`]
+    /// consecutive chunks and calls `f(offset, chunk)` on each, spread over the team: for stages
+    /// that treat every particle alone, whose result cannot depend on the cut. A team of one, or
+    /// fewer than [`MIN_CHUNK_LEN`] elements, makes one call on the whole. Called by the leader
+    /// only.
+    pub fn for_each_chunk<S: Split>(&self, parts: S, f: impl Fn(usize, S) + Sync) {
+        let len = parts.elements();
+        if self.members == 1 || len < MIN_CHUNK_LEN {
+            return f(0, parts);
+        }
+        // Whole cache lines (of 4-byte fields) per chunk, so that members never write the same
+        // line.
+        let size = len.div_ceil(MAX_BLOCKS).next_multiple_of(16);
+        let mut rest = parts;
+        let mut chunks: [(usize, S); MAX_BLOCKS] = std::array::from_fn(|k| {
+            let mid = size.min(rest.elements());
+            let (chunk, tail) = std::mem::take(&mut rest).split_at(mid);
+            rest = tail;
+            (k * size, chunk)
+        });
+        let all: [usize; MAX_BLOCKS] = std::array::from_fn(|k| k);
+        self.for_each_at(
+            &mut chunks,
+            &all[..len.div_ceil(size)],
+            |_, (offset, chunk)| f(*offset, std::mem::take(chunk)),
+        );
+    }
+
     /// Claims and runs items of the job of `epoch` (of `n` items) for `member`: its own, then
     /// any left over. Claims fail once the job is over, so a member that read an old job runs
     /// nothing.
@@ -201,6 +229,66 @@ impl Team {
         }
     }
 }
+
+/// Fewest elements [`Team::for_each_chunk`] spreads over a team: below this a per-particle stage
+/// takes a few µs, not worth handing out.
+pub const MIN_CHUNK_LEN: usize = 4096;
+
+/// Slices that [`Team::for_each_chunk`] cuts into consecutive chunks: a slice, or a tuple of
+/// slices of one length, cut at the same places.
+pub trait Split: Sized + Send + Default {
+    /// Elements in each slice.
+    fn elements(&self) -> usize;
+    /// The first `mid` elements of each slice, and the rest.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+impl<T: Send> Split for &mut [T] {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+}
+
+impl<T: Sync> Split for &[T] {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        <[T]>::split_at(self, mid)
+    }
+}
+
+/// `Split` for tuples of slices (checked to be of one length).
+macro_rules! split_tuple {
+    ($($s:ident),+) => {
+        impl<$($s: Split),+> Split for ($($s,)+) {
+            fn elements(&self) -> usize {
+                #[allow(non_snake_case)]
+                let ($($s,)+) = self;
+                let lens = [$($s.elements()),+];
+                assert!(lens.iter().all(|&l| l == lens[0]), "slices of lengths {lens:?}");
+                lens[0]
+            }
+
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                #[allow(non_snake_case)]
+                let ($($s,)+) = self;
+                #[allow(non_snake_case)]
+                let ($($s,)+) = ($($s.split_at(mid),)+);
+                (($($s.0,)+), ($($s.1,)+))
+            }
+        }
+    };
+}
+split_tuple!(A, B);
+split_tuple!(A, B, C);
+split_tuple!(A, B, C, D);
+split_tuple!(A, B, C, D, E);
 
 /// Counts an item done when dropped.
 struct Done<'a>(&'a AtomicU32);
@@ -318,6 +406,58 @@ mod tests {
             }));
             assert!(result.is_err());
         }
+    }
+
+    #[test]
+    fn chunks_cover_every_element_once_at_its_offset() {
+        for threads in [1, 2, 4] {
+            pool(threads).install(|| {
+                Team::scope(threads, |team| {
+                    for len in [0, 1, MIN_CHUNK_LEN - 1, MIN_CHUNK_LEN, 10_000, 100_003] {
+                        let index: Vec<usize> = (0..len).collect();
+                        let mut seen = vec![0usize; len];
+                        let mut copy = vec![usize::MAX; len];
+                        let calls = AtomicU32::new(0);
+                        team.for_each_chunk(
+                            (&mut seen[..], &mut copy[..], &index[..]),
+                            |offset, (seen, copy, index)| {
+                                calls.fetch_add(1, Ordering::Relaxed);
+                                for (k, ((s, c), &i)) in
+                                    seen.iter_mut().zip(copy).zip(index).enumerate()
+                                {
+                                    assert_eq!(
+                                        i,
+                                        offset + k,
+                                        "element {k} of the chunk at {offset}"
+                                    );
+                                    *s += 1;
+                                    *c = i;
+                                }
+                            },
+                        );
+                        assert!(
+                            seen.iter().all(|&s| s == 1),
+                            "{threads} threads, {len} elements"
+                        );
+                        assert_eq!(copy, index);
+                        let calls = calls.into_inner() as usize;
+                        if threads == 1 || len < MIN_CHUNK_LEN {
+                            assert_eq!(calls, 1, "one call on the whole");
+                        } else {
+                            assert!((2..=MAX_BLOCKS).contains(&calls), "{calls} chunks");
+                        }
+                    }
+                })
+            });
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "lengths")]
+    fn slices_of_different_lengths_are_refused() {
+        Team::scope(1, |team| {
+            team.for_each_chunk((&mut [0; 4][..], &[0; 3][..]), |_, _| {});
+        });
     }
 
     #[test]

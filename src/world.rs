@@ -84,18 +84,18 @@ impl World {
         let p = &self.params;
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
-        cs.begin_substep(h, p.iterations);
+        cs.begin_substep(h, p.iterations, team);
         self.colliders.iter_mut().for_each(|c| c.advance(h));
-        apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h);
+        apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h, team);
         apply_damping(ps, &self.bodies, p.damping, h);
-        predict_positions(ps, h, p.max_displacement);
+        predict_positions(ps, h, p.max_displacement, team);
         sweep_colliders(ps, &self.colliders);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
         self.clusters.match_shapes(ps, h);
-        update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity);
+        update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity, team);
         cs.particle_contact
             .apply_velocity_response(ps, h, p.gravity);
     }

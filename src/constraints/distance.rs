@@ -327,6 +327,7 @@ mod tests {
     use crate::coloring::Sweep;
     use crate::constraints::stiffness::Stiffness;
     use crate::particles::ParticleSet;
+    use crate::team::Team;
 
     #[test]
     fn rigid_projection_reaches_rest_length() {
@@ -459,10 +460,10 @@ mod tests {
         let check = |path: &str, project: &dyn Fn(&mut DistanceSet, &View)| {
             let mut set = set.clone();
             let mut slots = Vec::new();
-            ps.pack(&mut slots);
+            Team::scope(1, |team| ps.pack(&mut slots, team));
             project(&mut set, &View::new(&mut slots, &ps.x));
             let mut out = ps.clone();
-            out.unpack(&slots);
+            Team::scope(1, |team| out.unpack(&slots, team));
             assert!(
                 reference == out.p,
                 "{path}: positions differ (damping {damping}, two materials {two_materials})"

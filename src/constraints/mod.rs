@@ -20,6 +20,7 @@ pub use volume::{PressureSet, TetVolumeSet};
 
 use crate::coloring::JacobiScratch;
 use crate::particles::Slot;
+use crate::team::Team;
 
 /// Every constraint of a world, one flat array per family.
 #[derive(Clone, Debug, Default)]
@@ -58,8 +59,8 @@ impl ConstraintSets {
     }
 
     /// Computes every material's coefficients for a substep of `h` seconds, and resets the
-    /// multipliers (XPBD accumulates `λ` over the iterations of one substep).
-    pub fn begin_substep(&mut self, h: f32, iterations: u32) {
+    /// multipliers (XPBD accumulates `λ` over the iterations of one substep), spread over `team`.
+    pub fn begin_substep(&mut self, h: f32, iterations: u32, team: &Team) {
         for (table, lambda) in [
             (&mut self.stretch.materials, &mut self.stretch.lambda),
             (
@@ -77,7 +78,7 @@ impl ConstraintSets {
             ),
         ] {
             table.resolve(h, iterations);
-            lambda.iter_mut().for_each(|l| *l = 0.0);
+            team.for_each_chunk(&mut lambda[..], |_, l| l.fill(0.0));
         }
     }
 }

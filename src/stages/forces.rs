@@ -3,6 +3,7 @@
 use crate::bodies::Body;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
+use crate::team::Team;
 
 /// Adds the aerodynamic force of `wind` on every cloth triangle to the particles' `force`:
 /// `f = ½ρC_d · A · (u·n̂)|u·n̂| · n̂` with `u = wind − v̄` the triangle's air-relative velocity,
@@ -30,23 +31,28 @@ pub fn accumulate_wind(ps: &mut ParticleSet, body: &Body, wind: Vec3) {
     }
 }
 
-/// `v ← v + h (g + w f)` for every free particle, then clears the accumulated forces.
+/// `v ← v + h (g + w f)` for every free particle, then clears the accumulated forces. The wind
+/// is accumulated on this thread, the particles are then spread over `team`.
 pub fn apply_external_forces(
     ps: &mut ParticleSet,
     bodies: &[Body],
     gravity: Vec3,
     wind: Vec3,
     h: Real,
+    team: &Team,
 ) {
     if wind != Vec3::zeros() {
         for body in bodies {
             accumulate_wind(ps, body, wind);
         }
     }
-    for ((v, f), &w) in ps.v.iter_mut().zip(ps.force.iter_mut()).zip(&ps.inv_mass) {
-        if w > 0.0 {
-            *v += (gravity + *f * w) * h;
+    let fields = (&mut ps.v[..], &mut ps.force[..], &ps.inv_mass[..]);
+    team.for_each_chunk(fields, |_, (v, force, inv_mass)| {
+        for ((v, f), &w) in v.iter_mut().zip(force).zip(inv_mass) {
+            if w > 0.0 {
+                *v += (gravity + *f * w) * h;
+            }
+            *f = Vec3::zeros();
         }
-        *f = Vec3::zeros();
-    }
+    });
 }

@@ -2,6 +2,7 @@
 
 use crate::math::Real;
 use crate::particles::ParticleSet;
+use crate::team::Team;
 
 /// `p ← x + h v` for every particle, remembering the rounding error `(p − x) − h v`.
 ///
@@ -18,22 +19,27 @@ use crate::particles::ParticleSet;
 /// (Sterbenz), so the error is known and [`update_velocities`](super::update_velocities) removes
 /// it: velocities then evolve as in exact arithmetic, and positions keep only the rounding of each
 /// step, which does not accumulate into speed.
-pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real) {
-    for ((((p, r), x), v), radius) in
-        ps.p.iter_mut()
-            .zip(ps.rounding.iter_mut())
-            .zip(&ps.x)
-            .zip(&ps.v)
-            .zip(&ps.radius)
-    {
-        let mut step = v * h;
-        let (len, max) = (step.norm(), max_displacement * radius);
-        if max > 0.0 && len > max {
-            step *= max / len;
+///
+/// Particles are spread over `team`.
+pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, team: &Team) {
+    let fields = (
+        &mut ps.p[..],
+        &mut ps.rounding[..],
+        &ps.x[..],
+        &ps.v[..],
+        &ps.radius[..],
+    );
+    team.for_each_chunk(fields, |_, (p, rounding, x, v, radius)| {
+        for ((((p, r), x), v), radius) in p.iter_mut().zip(rounding).zip(x).zip(v).zip(radius) {
+            let mut step = v * h;
+            let (len, max) = (step.norm(), max_displacement * radius);
+            if max > 0.0 && len > max {
+                step *= max / len;
+            }
+            *p = x + step;
+            *r = (*p - x) - step;
         }
-        *p = x + step;
-        *r = (*p - x) - step;
-    }
+    });
 }
 
 #[cfg(test)]
@@ -46,9 +52,9 @@ mod tests {
         let mut ps = ParticleSet::default();
         ps.push(Vec3::zeros(), 1.0, 0.01, 0);
         ps.v[0] = Vec3::new(0.0, -10.0, 0.0);
-        predict_positions(&mut ps, 0.01, 0.5);
+        Team::scope(1, |team| predict_positions(&mut ps, 0.01, 0.5, team));
         assert!((ps.p[0].y + 0.005).abs() < 1e-7, "{}", ps.p[0].y);
-        predict_positions(&mut ps, 0.01, 0.0);
+        Team::scope(1, |team| predict_positions(&mut ps, 0.01, 0.0, team));
         assert!((ps.p[0].y + 0.1).abs() < 1e-7);
     }
 }

@@ -28,7 +28,7 @@ pub fn project_constraints(
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
         && cs.contact.is_empty());
-    ps.pack(&mut cs.slots);
+    ps.pack(&mut cs.slots, team);
     for i in 0..iterations {
         let sweep = Sweep::of_iteration(i);
         match method {
@@ -55,13 +55,13 @@ pub fn project_constraints(
             }
         }
         if serial {
-            ps.unpack(&cs.slots);
+            ps.unpack(&cs.slots, team);
             cs.pressure.project_serial(ps);
             cs.attachment.project_serial(ps);
             cs.particle_contact.project_serial(ps);
             cs.contact.project_serial(ps, colliders);
-            ps.pack(&mut cs.slots);
+            ps.pack(&mut cs.slots, team);
         }
     }
-    ps.unpack(&cs.slots);
+    ps.unpack(&cs.slots, team);
 }

@@ -4,6 +4,7 @@ use crate::collision::Collider;
 use crate::constraints::ContactSet;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
+use crate::team::Team;
 
 /// Coulomb friction on a tangential velocity `v_t` given the normal velocity change `Δv_n` the
 /// contact applied this substep: static friction removes `v_t` when `|v_t| ≤ μ_s Δv_n`, kinetic
@@ -50,22 +51,23 @@ pub fn restitution_velocity(approach: Real, vn: Real, e: Real, g: Real, h: Real)
 ///   substep's relative tangential displacement `v_t h`: friction applied to velocities alone would let a
 ///   resting particle creep down a slope by `g sin θ h²` every substep;
 /// - restitution: [`restitution_velocity`].
+///
+/// The first step is spread over `team`, the contacts are handled on this thread.
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
     colliders: &[Collider],
     h: Real,
     gravity: Vec3,
+    team: &Team,
 ) {
-    for (((v, x), p), r) in
-        ps.v.iter_mut()
-            .zip(ps.x.iter_mut())
-            .zip(&ps.p)
-            .zip(&ps.rounding)
-    {
-        *v = ((p - *x) - r) / h;
-        *x = *p;
-    }
+    let fields = (&mut ps.v[..], &mut ps.x[..], &ps.p[..], &ps.rounding[..]);
+    team.for_each_chunk(fields, |_, (v, x, p, rounding)| {
+        for (((v, x), p), r) in v.iter_mut().zip(x).zip(p).zip(rounding) {
+            *v = ((p - *x) - r) / h;
+            *x = *p;
+        }
+    });
     for c in 0..contacts.len() {
         if contacts.lambda[c] <= 0.0 {
             continue;
