@@ -173,8 +173,8 @@ impl Team {
         if self.members == 1 || len < MIN_CHUNK_LEN {
             return f(0, parts);
         }
-        // Whole cache lines (of 4-byte fields) per chunk, so that members never write the same
-        // line.
+        // A multiple of 16 elements: whole 64-byte lines of 4-, 12- and 16-byte fields when an
+        // array starts on a line, so that two members write at most one line in common.
         let size = len.div_ceil(MAX_BLOCKS).next_multiple_of(16);
         let mut rest = parts;
         let mut chunks: [(usize, S); MAX_BLOCKS] = std::array::from_fn(|k| {
