@@ -2,7 +2,7 @@
 //!
 //! Supple simulates particles held together by constraints, projected with position-based
 //! dynamics (PBD, Müller et al. 2007) or its compliant extension (XPBD, Macklin et al. 2016).
-//! A [`World`](world::World) advances one frame in substeps; every substep runs this pipeline,
+//! A [`World`] advances one frame in substeps; every substep runs this pipeline,
 //! one module per stage:
 //!
 //! 1. [`apply_external_forces`](stages::forces): `v += h (g + w f)` (gravity, wind);

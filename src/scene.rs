@@ -2,7 +2,7 @@
 //!
 //! The format is documented in the README ("Scene files"), with every default. Loading happens in
 //! two passes: serde reads the document into the raw tables below (unknown keys and wrong types
-//! fail there, with the line from the parser), then [`build`] checks every value's range and
+//! fail there, with the line from the parser), then `build` checks every value's range and
 //! builds the world, naming the line of a bad value through a second, span-keeping parse.
 
 use crate::bodies::cloth::{self, BendKind, ClothMaterial};

@@ -70,7 +70,7 @@ const ROTATION_TOLERANCE: Real = 1e-6;
 /// The rotational part of `a`, starting from the guess `q` (Müller et al. 2016, algorithm 1):
 /// repeatedly rotate `R` by `ω = Σᵢ rᵢ × aᵢ / (|Σᵢ rᵢ · aᵢ| + ε)` (`rᵢ`, `aᵢ` the columns of `R`
 /// and `a`), which turns `R` towards `a`, at most `iterations` times or until `|ω|` is below
-/// [`ROTATION_TOLERANCE`]. It returns a proper rotation (no reflection) even for
+/// `ROTATION_TOLERANCE`. It returns a proper rotation (no reflection) even for
 /// singular or reflected `a`.
 pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
     for _ in 0..iterations {

@@ -8,7 +8,7 @@
 //!
 //! - `wide::f32x8`, portable: it compiles to whatever the build's target has (two SSE registers
 //!   on baseline x86-64), and gathers lane by lane.
-//! - [`avx::F32x8`] on x86-64, one AVX register: it gathers with eight 16-byte loads and a 4 x 4
+//! - `avx::F32x8` on x86-64, one AVX register: it gathers with eight 16-byte loads and a 4 x 4
 //!   transpose in each 128-bit half (and scatters the same way back). The kernels use it only
 //!   inside functions compiled for AVX that run after `is_x86_feature_detected!("avx")`, so one
 //!   binary runs on every x86-64 processor and uses AVX where there is one.

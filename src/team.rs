@@ -12,6 +12,10 @@
 //! The leader never waits for a member to join, only for claimed items to finish: a team whose
 //! other threads are busy elsewhere, or a pool of one thread, is the leader working alone. Which
 //! member ran an item never changes the result, since the items of a job are independent.
+//!
+//! The stages between the projections that treat every particle on its own (forces, prediction,
+//! velocities) use the same team through [`Team::for_each_chunk`], which cuts their arrays into
+//! chunks, one item each.
 
 use crate::coloring::MAX_BLOCKS;
 use crossbeam_utils::Backoff;

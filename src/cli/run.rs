@@ -33,7 +33,7 @@ pub struct RunOutput {
     /// Frames to simulate (headless default 300; the window runs until closed).
     #[arg(long)]
     pub frames: Option<u64>,
-    /// Write one OBJ per body per frame into this folder: DIR/<body>_<frame:05>.obj.
+    /// Write one OBJ per body per frame into this folder: `DIR/<body>_<frame:05>.obj`.
     #[arg(long, value_name = "DIR")]
     pub export: Option<PathBuf>,
     /// Write per-frame statistics to this JSON file.

@@ -8,7 +8,7 @@ use crate::particles::ParticleSet;
 const SEARCH_MARGIN: f32 = 1.5;
 
 /// Replaces `contacts` by one contact per pair of particles that may collide (see
-/// [`ParticlePairs`]) and whose predicted positions are within [`SEARCH_MARGIN`] times their
+/// [`ParticlePairs`]) and whose predicted positions are within `SEARCH_MARGIN` times their
 /// contact distance `d` (a pair that the other constraints push together during projection is
 /// caught; an inactive contact costs one distance per iteration; a wider margin than 1.5 made
 /// the search and the projection dearer with no pair closer in the tests). Does nothing unless the world has two bodies or one that
