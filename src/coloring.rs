@@ -389,7 +389,8 @@ pub trait Kernel<const K: usize>: Sync {
     /// family may project them together (SIMD), with the same result.
     ///
     /// # Safety
-    /// No other thread accesses the constraints' particles during the call.
+    /// No other thread accesses the constraints' particles during the call, and
+    /// `c..c + lambda.len()` are constraints of the family.
     #[inline(always)]
     unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View)
     where
@@ -499,7 +500,12 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 /// [`simd`](crate::simd)).
 ///
 /// # Safety
-/// No other thread accesses the particles of these constraints during the call.
+/// No other thread accesses the particles of these constraints during the call, and `batches`
+/// are bounds of the family's schedule: increasing, and within the family ([`validate`] checks
+/// both when a family is scheduled).
+///
+/// # Panics
+/// If `lambda` does not hold one multiplier per constraint of the batches.
 #[inline(always)]
 pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
@@ -508,9 +514,11 @@ pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     sweep: Sweep,
     v: &View,
 ) {
-    let Some(&start) = batches.first() else {
+    let (Some(&start), Some(&end)) = (batches.first(), batches.last()) else {
         return;
     };
+    // With the caller's contract, this one check bounds every batch's multipliers.
+    assert_eq!(lambda.len(), end - start, "multipliers of the batches");
     // SAFETY (both loops): forwarded from the caller.
     match sweep {
         Sweep::Forward => {
@@ -540,8 +548,12 @@ unsafe fn walk_batch<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     v: &View,
 ) {
     let first = batch.start;
-    let part = &mut lambda[batch.start - start..batch.end - start];
-    // SAFETY: forwarded from the caller; a batch shares no particle.
+    debug_assert!(start <= first && first < batch.end && batch.end - start <= lambda.len());
+    // SAFETY: the bounds increase from `start` to `start + lambda.len()` (the caller's contract,
+    // and the length checked by `walk_batches`).
+    let part = unsafe { lambda.get_unchecked_mut(first - start..batch.end - start) };
+    // SAFETY: forwarded from the caller, the batch being constraints of the family; a batch
+    // shares no particle.
     unsafe {
         if let [l] = part {
             // A chain (a rope) gives batches of one: not worth a vector.

@@ -140,6 +140,11 @@ struct Batched<'d, 'a, V> {
 impl<'d, 'a, V: Batch> Batched<'d, 'a, V> {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, 2, Distance>) -> Self {
+        assert_eq!(
+            data.rest.len(),
+            data.ids.len(),
+            "one rest length per constraint"
+        );
         // A cloth's stretch and shear are two materials, usually alike.
         let uniform = match data.coeffs {
             [k, rest @ ..] if rest.iter().all(|r| r == k) => Some(Coeffs {
@@ -184,7 +189,15 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
         let data = self.data;
         let n = lambda.len();
         let lanes = c..c + n;
-        let ids = &data.ids[lanes.clone()];
+        debug_assert!(lanes.end <= data.ids.len());
+        // SAFETY: the lanes are constraints of the family (the caller's contract), and the family
+        // holds one rest length per constraint (checked in `Batched::new`).
+        let (ids, rest) = unsafe {
+            (
+                data.ids.get_unchecked(lanes.clone()),
+                data.rest.get_unchecked(lanes.clone()),
+            )
+        };
         // Every id is below `span`, so this one check bounds every access below.
         assert!(
             data.span <= v.p.len(),
@@ -218,7 +231,7 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
             Some(k) => k,
             None => data.lane_coeffs::<V>(&data.mat[lanes.clone()]),
         };
-        let (d, lam) = (padded(&data.rest[lanes]), padded(lambda));
+        let (d, lam) = (padded(rest), padded(lambda));
         let (d, lam) = (V::from_array(d), V::from_array(lam));
         let diff = [ax - bx, ay - by, az - bz];
         let (delta_lambda, s, _) = distance_step(diff, w0 + w1, d, lam, dot, &k);

@@ -98,10 +98,12 @@ impl Stiffness {
 /// `c` is the constraint value, `w_grad_sq` is `Σ wᵢ |∇ᵢC|²`, `grad_dot_dx` is `∇C·(x − xⁿ)`
 /// (`None` when the family has no damping, `γ = 0`), `lambda` the multiplier accumulated so far
 /// in this substep. Returns 0 when the constraint cannot move (all particles pinned, or a
-/// degenerate gradient). Computes one constraint, or one per lane of a batch (see [`Lanes`]).
+/// degenerate gradient) and `c` is finite. Computes one constraint, or one per lane of a batch
+/// (see [`Lanes`]).
 ///
-/// The terms that do not depend on `c` are summed first, so that only one subtraction and the
-/// division wait for `c`, the end of a kernel's longest chain of dependent operations.
+/// The terms that do not depend on `c`, and the reciprocal of the denominator, are computed
+/// first, so that only a subtraction and a multiplication wait for `c`, the end of a kernel's
+/// longest chain of dependent operations (measured in `docs/step-bench.md`).
 #[inline(always)]
 pub fn delta_lambda<T: Lanes>(
     c: T,
@@ -115,7 +117,12 @@ pub fn delta_lambda<T: Lanes>(
         Some(g) => k.alpha_tilde * lambda + k.gamma * g,
         None => k.alpha_tilde * lambda,
     };
-    denom.select_gt(T::splat(Real::EPSILON), (-c - known) / denom, T::splat(0.0))
+    let inv_denom = denom.select_gt(
+        T::splat(Real::EPSILON),
+        T::splat(1.0) / denom,
+        T::splat(0.0),
+    );
+    (-c - known) * inv_denom
 }
 
 /// The stiffness materials used by one constraint family, and their coefficients for the
