@@ -31,7 +31,7 @@
 use crate::constraints::Coeffs;
 use crate::math::{Real, Vec3};
 use crate::particles::Slot;
-use crate::team::Team;
+use crate::team::{Team, cut};
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -692,14 +692,8 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     team: &Team,
 ) {
     // The multipliers of each block, borrowed apart.
-    let mut parts: [&mut [Real]; MAX_BLOCKS] = Default::default();
-    let mut rest = lambda;
     let count = blocks.bounds.len().saturating_sub(1);
-    for (b, part) in parts.iter_mut().enumerate().take(count) {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(blocks.range(b).len());
-        *part = head;
-        rest = tail;
-    }
+    let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
     let mut pass = |color: &Vec<usize>| {
         team.for_each_at(&mut parts[..count], color, |b, part| {
             let batches = blocks.batches_in(blocks.range(b));

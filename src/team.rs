@@ -180,19 +180,13 @@ impl Team {
         // A multiple of 16 elements: whole 64-byte lines of 4-, 12- and 16-byte fields when an
         // array starts on a line, so that two members write at most one line in common.
         let size = len.div_ceil(MAX_BLOCKS).next_multiple_of(16);
-        let mut rest = parts;
-        let mut chunks: [(usize, S); MAX_BLOCKS] = std::array::from_fn(|k| {
-            let mid = size.min(rest.elements());
-            let (chunk, tail) = std::mem::take(&mut rest).split_at(mid);
-            rest = tail;
-            (k * size, chunk)
-        });
+        let ends: [usize; MAX_BLOCKS] = std::array::from_fn(|k| ((k + 1) * size).min(len));
+        let count = len.div_ceil(size);
+        let mut chunks = cut(parts, &ends[..count]);
         let all: [usize; MAX_BLOCKS] = std::array::from_fn(|k| k);
-        self.for_each_at(
-            &mut chunks,
-            &all[..len.div_ceil(size)],
-            |_, (offset, chunk)| f(*offset, std::mem::take(chunk)),
-        );
+        self.for_each_at(&mut chunks, &all[..count], |k, chunk| {
+            f(k * size, std::mem::take(chunk))
+        });
     }
 
     /// Claims and runs items of the job of `epoch` (of `n` items) for `member`: its own, then
@@ -232,6 +226,25 @@ impl Team {
             }
         }
     }
+}
+
+/// `parts` cut into consecutive pieces that end at `ends` (increasing, counted from the start of
+/// `parts`, at most [`MAX_BLOCKS`] of them), in the first `ends.len()` entries; the others are
+/// empty.
+///
+/// # Panics
+/// If an end is before the previous one or past the end of `parts`.
+pub fn cut<S: Split>(parts: S, ends: &[usize]) -> [S; MAX_BLOCKS] {
+    assert!(ends.len() <= MAX_BLOCKS, "{} pieces", ends.len());
+    let (mut rest, mut at) = (parts, 0);
+    std::array::from_fn(|k| match ends.get(k) {
+        Some(&end) => {
+            let (piece, tail) = std::mem::take(&mut rest).split_at(end - at);
+            (rest, at) = (tail, end);
+            piece
+        }
+        None => S::default(),
+    })
 }
 
 /// Fewest elements [`Team::for_each_chunk`] spreads over a team: below this a per-particle stage
@@ -454,6 +467,20 @@ mod tests {
                 })
             });
         }
+    }
+
+    #[test]
+    fn cut_ends_each_piece_at_its_end() {
+        let data: Vec<u32> = (0..10).collect();
+        let pieces = cut(&data[..], &[3, 3, 7]);
+        assert_eq!(pieces[..3], [&data[..3], &[], &data[3..7]]);
+        assert!(pieces[3..].iter().all(|p| p.is_empty()));
+    }
+
+    #[test]
+    #[should_panic(expected = "mid > len")]
+    fn cut_refuses_an_end_past_the_slice() {
+        cut(&[0u32; 4][..], &[2, 5]);
     }
 
     #[test]

@@ -22,8 +22,8 @@ fn positions_after(mut world: World, frames: u32, threads: usize) -> Vec<[f32; 3
 #[test]
 fn colored_cloth_is_bit_identical_for_1_2_and_4_threads() {
     // N = 64: both families are cut into 8 blocks, four per color, handed to the team's members
-    // one by one; its 4,225 particles and its multipliers are more than `MIN_CHUNK_LEN`, so the
-    // per-particle stages are spread over the team too.
+    // one by one; its 4,096 particles and its multipliers are not fewer than `MIN_CHUNK_LEN`, so
+    // the per-particle stages are spread over the team too.
     let reference = positions_after(workload_w(64, SolverMethod::Colored), 20, 1);
     for threads in [2, 4] {
         let x = positions_after(workload_w(64, SolverMethod::Colored), 20, threads);

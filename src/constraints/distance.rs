@@ -59,9 +59,9 @@ pub fn solve_distance(
 /// particles.
 ///
 /// The order of the operations keeps the chain that waits on the square root short: `1 / |diff|`
-/// and the stiffness scale are combined beside the multiplier's division, so `s` is one
-/// multiplication after it, and `w diff` is ready before `s`, rather than scaling `diff` by `Δλ`,
-/// `k`, `1 / |diff|` and `w` one after another (measured in `docs/step-bench.md`).
+/// and the stiffness scale are combined while `Δλ` is computed, so `s` is one multiplication
+/// after it, and `w diff` is ready before `s`, rather than scaling `diff` by `Δλ`, `k`,
+/// `1 / |diff|` and `w` one after another (measured in `docs/step-bench.md`).
 #[inline(always)]
 fn distance_step<T: Lanes>(
     diff: [T; 3],
