@@ -320,14 +320,15 @@ impl<'a> Positions<'a> {
         unsafe { self.ptr.add(i) }
     }
 
-    /// [`Positions::slot`] without the bounds check.
+    /// The slot at byte offset `offset` (16 times the particle's index), valid for the view's
+    /// lifetime.
     ///
     /// # Safety
-    /// `i` is less than [`Positions::len`].
+    /// `offset / 16` is less than [`Positions::len`], and `offset` a multiple of 16.
     #[inline(always)]
-    pub unsafe fn slot_unchecked(&self, i: usize) -> *mut Slot {
+    pub unsafe fn slot_at(&self, offset: u32) -> *mut Slot {
         // SAFETY: in bounds by the caller's contract.
-        unsafe { self.ptr.add(i) }
+        unsafe { self.ptr.byte_add(offset as usize) }
     }
 
     /// The position and inverse mass of particle `i`.

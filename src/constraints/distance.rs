@@ -5,6 +5,7 @@ use super::stiffness::{Coeffs, delta_lambda};
 use crate::coloring::{self, Correction, Kernel, LANES, Sweep, View};
 use crate::math::{Lanes, Real, Vec3};
 use crate::simd::Batch;
+use std::ops::Range;
 
 /// Distance constraints (see [`Family`]); `rest` holds the rest lengths `d`, m.
 pub type DistanceSet = Family<2, Distance>;
@@ -181,43 +182,89 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
 
     /// The constraints of a batch at once: their particles' slots are gathered into one vector
     /// per coordinate, [`distance_step`] runs on all [`LANES`] lanes, and the new positions are
-    /// scattered back; the same arithmetic as [`solve_distance`], so the same bits. The unused
-    /// lanes of a partial batch repeat its last constraint, so they compute and write the very
-    /// values that lane writes.
+    /// scattered back; the same arithmetic as [`solve_distance`], so the same bits. A full batch
+    /// reads its slot offsets, rest lengths and multipliers in place; a partial batch works on
+    /// padded copies, whose unused lanes repeat its last constraint, so they compute and write
+    /// the very values that lane writes.
     #[inline(always)]
     unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
         let data = self.data;
-        let n = lambda.len();
-        let lanes = c..c + n;
+        let lanes = c..c + lambda.len();
         debug_assert!(lanes.end <= data.ids.len());
         // SAFETY: the lanes are constraints of the family (the caller's contract), and the family
         // holds one rest length per constraint (checked in `Batched::new`).
-        let (ids, rest) = unsafe {
+        let (offsets, rest) = unsafe {
             (
-                data.ids.get_unchecked(lanes.clone()),
+                data.offsets.get_unchecked(lanes.clone()),
                 data.rest.get_unchecked(lanes.clone()),
             )
         };
+        let full = (
+            <&[[u32; 2]; LANES]>::try_from(offsets),
+            <&[Real; LANES]>::try_from(rest),
+            <&mut [Real; LANES]>::try_from(&mut *lambda),
+        );
+        // SAFETY (both arms): forwarded from the caller.
+        match full {
+            (Ok(offsets), Ok(rest), Ok(lambda)) => unsafe {
+                self.project_batch::<DAMPED>(lanes, offsets, rest, lambda, v)
+            },
+            _ => {
+                let mut padded_lambda = padded(lambda);
+                unsafe {
+                    self.project_batch::<DAMPED>(
+                        lanes,
+                        &padded(offsets),
+                        &padded(rest),
+                        &mut padded_lambda,
+                        v,
+                    )
+                };
+                let n = lambda.len();
+                lambda.copy_from_slice(&padded_lambda[..n]);
+            }
+        }
+    }
+}
+
+impl<V: Batch> Batched<'_, '_, V> {
+    /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
+    /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
+    /// at `offsets`, with rest lengths `rest` and multipliers `lambda`.
+    ///
+    /// # Safety
+    /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
+    #[inline(always)]
+    unsafe fn project_batch<const DAMPED: bool>(
+        &self,
+        lanes: Range<usize>,
+        offsets: &[[u32; 2]; LANES],
+        rest: &[Real; LANES],
+        lambda: &mut [Real; LANES],
+        v: &View,
+    ) {
+        let data = self.data;
         // Every id is below `span`, so this one check bounds every access below.
         assert!(
             data.span <= v.p.len(),
             "constraints reach past the particles"
         );
-        let pairs = padded(ids);
         // Plain loops here and below: `array::map` is not always inlined, and this must compile
         // inside the AVX caller.
         let (mut a, mut b) = ([std::ptr::null_mut(); LANES], [std::ptr::null_mut(); LANES]);
         for l in 0..LANES {
-            // SAFETY: ids are below `span` (checked above).
+            // SAFETY: the offsets are 16 times ids below `span` (checked above).
             unsafe {
-                a[l] = v.p.slot_unchecked(pairs[l][0] as usize);
-                b[l] = v.p.slot_unchecked(pairs[l][1] as usize);
+                a[l] = v.p.slot_at(offsets[l][0]);
+                b[l] = v.p.slot_at(offsets[l][1]);
             }
         }
         // SAFETY: no other thread accesses these particles (the caller's contract); distinct
         // lanes share no particle (repeated lanes read and write the same values).
         let ([ax, ay, az, w0], [bx, by, bz, w1]) = unsafe { (V::gather(&a), V::gather(&b)) };
         let dot = DAMPED.then(|| {
+            // SAFETY: the lanes are constraints of the family (the caller's contract).
+            let pairs = padded(unsafe { data.ids.get_unchecked(lanes.clone()) });
             let mut dot = [0.0; LANES];
             for l in 0..LANES {
                 let (i, j) = (pairs[l][0] as usize, pairs[l][1] as usize);
@@ -229,10 +276,9 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
         });
         let k = match self.uniform {
             Some(k) => k,
-            None => data.lane_coeffs::<V>(&data.mat[lanes.clone()]),
+            None => data.lane_coeffs::<V>(&data.mat[lanes]),
         };
-        let (d, lam) = (padded(rest), padded(lambda));
-        let (d, lam) = (V::from_array(d), V::from_array(lam));
+        let (d, lam) = (V::from_array(*rest), V::from_array(*lambda));
         let diff = [ax - bx, ay - by, az - bz];
         let (delta_lambda, s, _) = distance_step(diff, w0 + w1, d, lam, dot, &k);
         let (a_new, b_new) = (
@@ -252,16 +298,7 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
             V::scatter([a_new[0], a_new[1], a_new[2], w0], &a);
             V::scatter([b_new[0], b_new[1], b_new[2], w1], &b);
         }
-        match <&mut [Real; LANES]>::try_from(&mut *lambda) {
-            Ok(full) => *full = (lam + delta_lambda).to_array(),
-            Err(_) => {
-                let delta_lambda = delta_lambda.to_array();
-                lambda
-                    .iter_mut()
-                    .zip(delta_lambda)
-                    .for_each(|(l, d)| *l += d);
-            }
-        }
+        *lambda = (lam + delta_lambda).to_array();
     }
 }
 

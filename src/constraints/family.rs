@@ -52,6 +52,10 @@ pub struct Family<const K: usize, Kind> {
     ids: Vec<[u32; K]>,
     /// One more than the largest particle id in `ids` (0 when empty).
     span: usize,
+    /// The byte offsets of the [`Slot`]s of `ids` (each id times 16): what the distance family's
+    /// batch kernel reads instead of `ids`, so that a particle's address is one addition (one
+    /// shift fewer, and fewer registers; measured in `docs/step-bench.md`).
+    offsets: Vec<[u32; K]>,
     /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
     blocks: Blocks,
@@ -72,6 +76,9 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     pub ids: &'a [[u32; K]],
     /// One more than the largest particle id in `ids`.
     pub span: usize,
+    /// The byte offsets of the slots of `ids` (see
+    /// [`Positions::slot_at`](crate::coloring::Positions::slot_at)).
+    pub offsets: &'a [[u32; K]],
     /// Rest value of each constraint.
     pub rest: &'a [Real],
     /// Material of each constraint.
@@ -150,6 +157,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// serial tail (until the next [`Family::schedule`]).
     pub fn push_constraint(&mut self, ids: [u32; K], rest: Real, mat: u16) {
         self.ids.push(ids);
+        self.offsets.push(ids.map(slot_offset));
         self.span = ids.iter().fold(self.span, |s, &i| s.max(i as usize + 1));
         self.rest.push(rest);
         self.lambda.push(0.0);
@@ -162,6 +170,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     pub fn schedule(&mut self) {
         let schedule = coloring::schedule(&self.ids);
         coloring::permute(&mut self.ids, &schedule.order);
+        coloring::permute(&mut self.offsets, &schedule.order);
         coloring::permute(&mut self.rest, &schedule.order);
         coloring::permute(&mut self.lambda, &schedule.order);
         coloring::permute(&mut self.mat, &schedule.order);
@@ -174,6 +183,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         let data = FamilyData {
             ids: &self.ids,
             span: self.span,
+            offsets: &self.offsets,
             rest: &self.rest,
             mat: &self.mat,
             coeffs: &self.materials.coeffs,
@@ -204,5 +214,43 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     pub fn project_jacobi(&mut self, slots: &mut [Slot], x: &[Vec3], scratch: &mut JacobiScratch) {
         let (kernel, lambda, _) = self.split();
         coloring::project_jacobi(&kernel, lambda, slots, x, scratch);
+    }
+}
+
+/// The byte offset of particle `i`'s [`Slot`].
+///
+/// # Panics
+/// If the offset does not fit in a `u32` (2^28 particles or more).
+fn slot_offset(i: u32) -> u32 {
+    i.checked_mul(std::mem::size_of::<Slot>() as u32)
+        .expect("fewer than 2^28 particles")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::constraints::distance::DistanceSet;
+
+    #[test]
+    fn slot_offsets_follow_the_ids_through_scheduling_and_the_tail() {
+        let mut set = DistanceSet::default();
+        // Four chains of 50 links, one after the other: scheduling interleaves their links.
+        for chain in [0, 100, 200, 300] {
+            for i in chain..chain + 50 {
+                set.push_constraint([i, i + 1], 1.0, 0);
+            }
+        }
+        let built = set.ids().to_vec();
+        set.schedule();
+        assert!(set.ids() != built, "scheduling reordered the family");
+        set.push_constraint([299, 0], 1.0, 0);
+        let (data, _, _) = set.split();
+        let expected: Vec<[u32; 2]> = data.ids.iter().map(|c| c.map(|i| i * 16)).collect();
+        assert_eq!(data.offsets, expected);
+    }
+
+    #[test]
+    #[should_panic(expected = "fewer than 2^28 particles")]
+    fn a_particle_index_past_the_offsets_range_is_refused() {
+        DistanceSet::default().push_constraint([0, 1 << 28], 1.0, 0);
     }
 }
