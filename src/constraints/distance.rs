@@ -141,10 +141,9 @@ struct Batched<'d, 'a, V> {
 impl<'d, 'a, V: Batch> Batched<'d, 'a, V> {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, 2, Distance>) -> Self {
-        assert_eq!(
-            data.rest.len(),
-            data.ids.len(),
-            "one rest length per constraint"
+        assert!(
+            data.rest.len() == data.ids.len() && data.offsets.len() == data.ids.len(),
+            "one rest length and one offset pair per constraint"
         );
         // A cloth's stretch and shear are two materials, usually alike.
         let uniform = match data.coeffs {
@@ -192,7 +191,7 @@ impl<V: Batch> Kernel<2> for Batched<'_, '_, V> {
         let lanes = c..c + lambda.len();
         debug_assert!(lanes.end <= data.ids.len());
         // SAFETY: the lanes are constraints of the family (the caller's contract), and the family
-        // holds one rest length per constraint (checked in `Batched::new`).
+        // holds one rest length and one offset pair per constraint (checked in `Batched::new`).
         let (offsets, rest) = unsafe {
             (
                 data.offsets.get_unchecked(lanes.clone()),
