@@ -302,6 +302,8 @@ impl<V: Batch> Batched<'_, '_, V> {
 }
 
 impl FamilyKind<2> for Distance {
+    const SLOT_OFFSETS: bool = true;
+
     #[inline(always)]
     fn solve(
         p: [Vec3; 2],

@@ -13,6 +13,10 @@ use std::marker::PhantomData;
 /// What makes a family of `K`-particle constraints: its projection of one constraint, and
 /// optionally a faster projection of a batch.
 pub trait FamilyKind<const K: usize>: Sized + Sync {
+    /// Whether the family's batch kernel reads [`FamilyData::offsets`]; families that do not
+    /// keep none (default: false).
+    const SLOT_OFFSETS: bool = false;
+
     /// The corrections of the constraint's particles and its multiplier change, from their
     /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (`None`
     /// unless the family is damped), its rest value and its multiplier `lambda`; `None` when the
@@ -52,9 +56,10 @@ pub struct Family<const K: usize, Kind> {
     ids: Vec<[u32; K]>,
     /// One more than the largest particle id in `ids` (0 when empty).
     span: usize,
-    /// The byte offsets of the [`Slot`]s of `ids` (each id times 16): what the distance family's
-    /// batch kernel reads instead of `ids`, so that a particle's address is one addition (one
-    /// shift fewer, and fewer registers; measured in `docs/step-bench.md`).
+    /// The byte offsets of the [`Slot`]s of `ids` (each id times 16) when `Kind::SLOT_OFFSETS`,
+    /// else empty: what the distance family's batch kernel reads instead of `ids`, so that a
+    /// particle's address is one addition (one shift fewer, and fewer registers; measured in
+    /// `docs/step-bench.md`).
     offsets: Vec<[u32; K]>,
     /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
@@ -77,7 +82,8 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// One more than the largest particle id in `ids`.
     pub span: usize,
     /// The byte offsets of the slots of `ids` (see
-    /// [`Positions::slot_at`](crate::coloring::Positions::slot_at)).
+    /// [`Positions::slot_at`](crate::coloring::Positions::slot_at)), or empty when the kind
+    /// does not read them ([`FamilyKind::SLOT_OFFSETS`]).
     pub offsets: &'a [[u32; K]],
     /// Rest value of each constraint.
     pub rest: &'a [Real],
@@ -157,7 +163,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// serial tail (until the next [`Family::schedule`]).
     pub fn push_constraint(&mut self, ids: [u32; K], rest: Real, mat: u16) {
         self.ids.push(ids);
-        self.offsets.push(ids.map(slot_offset));
+        if Kind::SLOT_OFFSETS {
+            self.offsets.push(ids.map(slot_offset));
+        }
         self.span = ids.iter().fold(self.span, |s, &i| s.max(i as usize + 1));
         self.rest.push(rest);
         self.lambda.push(0.0);
@@ -170,7 +178,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     pub fn schedule(&mut self) {
         let schedule = coloring::schedule(&self.ids);
         coloring::permute(&mut self.ids, &schedule.order);
-        coloring::permute(&mut self.offsets, &schedule.order);
+        if Kind::SLOT_OFFSETS {
+            coloring::permute(&mut self.offsets, &schedule.order);
+        }
         coloring::permute(&mut self.rest, &schedule.order);
         coloring::permute(&mut self.lambda, &schedule.order);
         coloring::permute(&mut self.mat, &schedule.order);
@@ -229,6 +239,7 @@ fn slot_offset(i: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use crate::constraints::distance::DistanceSet;
+    use crate::constraints::volume::TetVolumeSet;
 
     #[test]
     fn slot_offsets_follow_the_ids_through_scheduling_and_the_tail() {
@@ -246,6 +257,15 @@ mod tests {
         let (data, _, _) = set.split();
         let expected: Vec<[u32; 2]> = data.ids.iter().map(|c| c.map(|i| i * 16)).collect();
         assert_eq!(data.offsets, expected);
+    }
+
+    #[test]
+    fn families_without_a_batch_kernel_keep_no_offsets() {
+        let mut set = TetVolumeSet::default();
+        set.push_constraint([0, 1, 2, 3], 1.0, 0);
+        set.schedule();
+        set.push_constraint([1, 2, 3, 4], 1.0, 0);
+        assert!(set.split().0.offsets.is_empty());
     }
 
     #[test]
