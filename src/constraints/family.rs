@@ -13,8 +13,8 @@ use std::marker::PhantomData;
 /// What makes a family of `K`-particle constraints: its projection of one constraint, and
 /// optionally a faster projection of a batch.
 pub trait FamilyKind<const K: usize>: Sized + Sync {
-    /// Whether the family's batch kernel reads [`FamilyData::offsets`]; families that do not
-    /// keep none (default: false).
+    /// Whether the family's batch kernel reads [`FamilyData::offsets`]; a family whose kernel
+    /// does not keeps an empty array (default: false).
     const SLOT_OFFSETS: bool = false;
 
     /// The corrections of the constraint's particles and its multiplier change, from their
