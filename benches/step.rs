@@ -4,13 +4,14 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use supple::bench_step::workload_w;
-use supple::coloring::{Sweep, View};
 use supple::constraints::Stiffness;
 use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
 use supple::math::Vec3;
 use supple::params::SolverMethod;
-use supple::team::Team;
+use supple::solver::Team;
+use supple::solver::view::pack;
+use supple::solver::{Sweep, View};
 
 fn kernels(c: &mut Criterion) {
     let k = Stiffness::default().coeffs(1.0 / 600.0, 10);
@@ -58,7 +59,7 @@ fn stretch_pass(c: &mut Criterion) {
     }
     let (ps, cs) = (&world.particles, &mut world.constraints);
     let mut slots = Vec::new();
-    Team::scope(1, |team| ps.pack(&mut slots, team));
+    Team::scope(1, |team| pack(&ps, &mut slots, team));
     c.bench_function("stretch_pass_n128", |b| {
         b.iter(|| {
             cs.stretch

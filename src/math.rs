@@ -10,7 +10,7 @@ pub type Mat3 = nalgebra::Matrix3<Real>;
 pub type Quat = nalgebra::UnitQuaternion<Real>;
 
 /// What the projection kernels compute with: one [`Real`], or a SIMD vector of
-/// [`LANES`](crate::coloring::LANES) of them (`wide::f32x8`), one constraint per lane. Writing a
+/// [`LANES`](crate::solver::LANES) of them (`wide::f32x8`), one constraint per lane. Writing a
 /// kernel's arithmetic once over `Lanes` gives the scalar and the batched projections the same
 /// operations in the same order, so the same bits.
 pub trait Lanes:

@@ -1,15 +1,12 @@
 //! Particle state, one `Vec` per field (structure of arrays).
 
 use crate::math::{Real, Vec3};
-use crate::team::Team;
 
 /// All particles of a world. Index `i` addresses the same particle in every field.
 #[derive(Clone, Debug, Default)]
 pub struct ParticleSet {
     /// Positions at the start of the current substep, m.
     pub x: Vec<Vec3>,
-    /// Positions at the start of the previous substep (kept for XPBD damping), m.
-    pub x_prev: Vec<Vec3>,
     /// Predicted positions, projected by the constraints, m.
     pub p: Vec<Vec3>,
     /// Velocities, m/s.
@@ -42,7 +39,6 @@ impl ParticleSet {
     /// Appends a particle at rest at `position`; returns its index.
     pub fn push(&mut self, position: Vec3, inv_mass: Real, radius: Real, body: u32) -> usize {
         self.x.push(position);
-        self.x_prev.push(position);
         self.p.push(position);
         self.v.push(Vec3::zeros());
         self.rounding.push(Vec3::zeros());
@@ -56,51 +52,5 @@ impl ParticleSet {
     /// Mass of particle `i` in kg (infinite for a pinned particle).
     pub fn mass(&self, i: usize) -> Real {
         1.0 / self.inv_mass[i]
-    }
-
-    /// Copies the predicted positions `p` and the inverse masses into `slots`, one [`Slot`] per
-    /// particle (resized to fit; it allocates only when the particle count grows), spread over
-    /// `team`.
-    pub fn pack(&self, slots: &mut Vec<Slot>, team: &Team) {
-        slots.resize(self.len(), Slot::default());
-        let fields = (&mut slots[..], &self.p[..], &self.inv_mass[..]);
-        team.for_each_chunk(fields, |_, (slots, p, inv_mass)| {
-            for ((s, &p), &w) in slots.iter_mut().zip(p).zip(inv_mass) {
-                *s = Slot { p, w };
-            }
-        });
-    }
-
-    /// Copies the positions of `slots` (from [`ParticleSet::pack`]) back into `p`, spread over
-    /// `team`.
-    pub fn unpack(&mut self, slots: &[Slot], team: &Team) {
-        team.for_each_chunk((&mut self.p[..], slots), |_, (p, slots)| {
-            for (p, s) in p.iter_mut().zip(slots) {
-                *p = s.p;
-            }
-        });
-    }
-}
-
-/// A particle as the constraint projection sees it: its predicted position beside its inverse
-/// mass in one 16-byte aligned slot, so that one vector load fetches all a constraint needs of
-/// the particle (see [`ParticleSet::pack`]).
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Slot {
-    /// Predicted position, m.
-    pub p: Vec3,
-    /// Inverse mass, 1/kg.
-    pub w: Real,
-}
-
-impl Slot {
-    /// The slot of a particle at `(x, y, z)` with inverse mass `w`.
-    #[inline(always)]
-    pub fn new(x: Real, y: Real, z: Real, w: Real) -> Self {
-        Slot {
-            p: Vec3::new(x, y, z),
-            w,
-        }
     }
 }

@@ -11,7 +11,8 @@ use crate::bodies::soft_body::{
     SoftBodyError, SoftMaterial, SoftModel, add_soft_body, fit_scale, place_mesh,
 };
 use crate::collision::{Collider, MeshShape, Motion, Shape};
-use crate::constraints::Stiffness;
+use crate::constraints::contact::DEFAULT_FRICTION;
+use crate::constraints::{ContactMaterial, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::TriMesh;
 use crate::mesh::clean::{clean, default_weld_tolerance};
@@ -313,9 +314,6 @@ struct RawMotion {
 fn default_thickness() -> Real {
     0.01
 }
-
-/// Default Coulomb friction of a collider when the scene gives none.
-const DEFAULT_FRICTION: Real = 0.3;
 
 // ---------------------------------------------------------------------------------------------
 // Validation and building.
@@ -1108,9 +1106,11 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         .unwrap_or(friction);
     Ok(Collider {
         shape,
-        static_friction,
-        kinetic_friction,
-        restitution: ctx.in_unit(c.restitution, &key.key("restitution"))?,
+        material: ContactMaterial {
+            static_friction,
+            kinetic_friction,
+            restitution: ctx.in_unit(c.restitution, &key.key("restitution"))?,
+        },
         stiffness: ctx.stiffness_or_rigid(&c.stiffness, &key.key("stiffness"))?,
         motion: c.motion.as_ref().map_or(Ok(Motion::default()), |m| {
             let key = key.key("motion");

@@ -6,8 +6,8 @@ use crate::constraints::ConstraintSets;
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterSet;
+use crate::solver::Team;
 use crate::stages::*;
-use crate::team::Team;
 
 /// A simulation that cannot go on.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -95,9 +95,8 @@ impl World {
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
         self.clusters.match_shapes(ps, h);
-        update_velocities(ps, &cs.contact, &self.colliders, h, p.gravity, team);
-        cs.particle_contact
-            .apply_velocity_response(ps, h, p.gravity);
+        let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
+        update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
     }
 
     /// Fails with the first body that has a non-finite position.

@@ -63,9 +63,11 @@ fn colored_soft_body_is_thread_independent() {
                 point: supple::math::Vec3::new(0.0, -0.2, 0.0),
                 normal: supple::math::Vec3::new(0.3, 1.0, 0.0).normalize(),
             },
-            static_friction: 0.5,
-            kinetic_friction: 0.4,
-            restitution: 0.0,
+            material: supple::constraints::ContactMaterial {
+                static_friction: 0.5,
+                kinetic_friction: 0.4,
+                restitution: 0.0,
+            },
             stiffness: Default::default(),
             motion: Default::default(),
         });

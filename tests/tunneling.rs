@@ -18,9 +18,11 @@ fn lowest_after_hitting_the_plate(substeps: u32, height: f32) -> f32 {
             half_extents: Vec3::new(0.5, 0.005, 0.5),
             rotation: Quat::identity(),
         },
-        static_friction: 0.5,
-        kinetic_friction: 0.5,
-        restitution: 0.0,
+        material: supple::constraints::ContactMaterial {
+            static_friction: 0.5,
+            kinetic_friction: 0.5,
+            restitution: 0.0,
+        },
         stiffness: Default::default(),
         motion: Default::default(),
     });

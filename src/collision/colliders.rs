@@ -2,7 +2,7 @@
 //! kinematic ones.
 
 use super::mesh::MeshShape;
-use crate::constraints::Stiffness;
+use crate::constraints::{ContactMaterial, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use std::sync::Arc;
 
@@ -45,12 +45,8 @@ pub struct Motion {
 pub struct Collider {
     /// Geometry.
     pub shape: Shape,
-    /// Coulomb static friction coefficient (default 0.5 when only `friction` is given: equal to it).
-    pub static_friction: Real,
-    /// Coulomb kinetic friction coefficient.
-    pub kinetic_friction: Real,
-    /// Coefficient of restitution in [0, 1] (0: contacts do not bounce).
-    pub restitution: Real,
+    /// Friction and restitution of its contacts (default: friction 0.3, no bounce).
+    pub material: ContactMaterial,
     /// Stiffness of the contact constraints (default rigid).
     pub stiffness: Stiffness,
     /// Scripted motion (default none: static).
@@ -220,9 +216,11 @@ mod tests {
                 half_extents: Vec3::new(1.0, 0.5, 0.25),
                 rotation: Quat::identity(),
             },
-            static_friction: 0.5,
-            kinetic_friction: 0.5,
-            restitution: 0.0,
+            material: ContactMaterial {
+                static_friction: 0.5,
+                kinetic_friction: 0.5,
+                restitution: 0.0,
+            },
             stiffness: Stiffness::default(),
             motion: Motion {
                 velocity: Vec3::new(0.0, 0.0, 2.0),

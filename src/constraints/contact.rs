@@ -1,9 +1,32 @@
 //! Contact constraints between particles and static colliders, regenerated every substep.
 
 use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
-use crate::collision::colliders::Collider;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
+
+/// How a contact responds in the velocity update: Coulomb friction and restitution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactMaterial {
+    /// Coulomb static friction coefficient (default 0.3).
+    pub static_friction: Real,
+    /// Coulomb kinetic friction coefficient (default 0.3).
+    pub kinetic_friction: Real,
+    /// Coefficient of restitution in [0, 1] (default 0: contacts do not bounce).
+    pub restitution: Real,
+}
+
+/// Default Coulomb friction coefficient of a contact, static and kinetic.
+pub const DEFAULT_FRICTION: Real = 0.3;
+
+impl Default for ContactMaterial {
+    fn default() -> Self {
+        ContactMaterial {
+            static_friction: DEFAULT_FRICTION,
+            kinetic_friction: DEFAULT_FRICTION,
+            restitution: 0.0,
+        }
+    }
+}
 
 /// The contacts of the current substep, one entry per contact in each field.
 #[derive(Clone, Debug, Default)]
@@ -58,12 +81,16 @@ impl ContactSet {
         self.lambda.push(0.0);
     }
 
-    /// Projects every contact in order, evaluating each collider's distance at the current
-    /// positions.
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, colliders: &[Collider]) {
+    /// Projects every contact in order, evaluating `distance(j, p)`, the signed distance and
+    /// outward normal of collider `j` at `p`, at the current positions.
+    pub fn project_serial(
+        &mut self,
+        ps: &mut ParticleSet,
+        distance: impl Fn(usize, Vec3) -> (Real, Vec3),
+    ) {
         for c in 0..self.particle.len() {
             let (i, j) = (self.particle[c] as usize, self.collider[c] as usize);
-            let (phi, n) = colliders[j].shape.distance(ps.p[i]);
+            let (phi, n) = distance(j, ps.p[i]);
             let (dp, dl) = solve_contact(
                 phi - ps.radius[i],
                 n,

@@ -2,9 +2,10 @@
 
 use super::family::{Family, FamilyData, FamilyKind};
 use super::stiffness::{Coeffs, delta_lambda};
-use crate::coloring::{self, Correction, Kernel, LANES, Sweep, View};
 use crate::math::{Lanes, Real, Vec3};
-use crate::simd::Batch;
+use crate::solver::drivers::{self, Correction, Kernel, Sweep};
+use crate::solver::simd::Batch;
+use crate::solver::{LANES, View};
 use std::ops::Range;
 
 /// Distance constraints (see [`Family`]); `rest` holds the rest lengths `d`, m.
@@ -319,7 +320,7 @@ impl FamilyKind<2> for Distance {
     }
 
     /// Batches as SIMD vectors: AVX where the processor has it (x86-64), `wide::f32x8`
-    /// otherwise (see [`crate::simd`]).
+    /// otherwise (see [`crate::solver::simd`]).
     #[inline(always)]
     unsafe fn walk_batches<const DAMPED: bool>(
         data: &FamilyData<'_, 2, Self>,
@@ -338,10 +339,10 @@ impl FamilyKind<2> for Distance {
     }
 }
 
-/// [`coloring::walk_batches`] with the family's batches projected as vectors `V`.
+/// [`drivers::walk_batches`] with the family's batches projected as vectors `V`.
 ///
 /// # Safety
-/// The contract of [`coloring::walk_batches`].
+/// The contract of [`drivers::walk_batches`].
 #[inline(always)]
 unsafe fn walk_batches_as<V: Batch, const DAMPED: bool>(
     data: &FamilyData<'_, 2, Distance>,
@@ -352,13 +353,13 @@ unsafe fn walk_batches_as<V: Batch, const DAMPED: bool>(
 ) {
     let kernel = Batched::<V>::new(data);
     // SAFETY: forwarded from the caller.
-    unsafe { coloring::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+    unsafe { drivers::walk_batches::<2, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
 }
 
 /// [`walk_batches_as`] with AVX vectors, compiled for AVX.
 ///
 /// # Safety
-/// The processor has AVX, and the contract of [`coloring::walk_batches`].
+/// The processor has AVX, and the contract of [`drivers::walk_batches`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn walk_batches_avx<const DAMPED: bool>(
@@ -369,16 +370,19 @@ unsafe fn walk_batches_avx<const DAMPED: bool>(
     v: &View,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { walk_batches_as::<crate::simd::avx::F32x8, DAMPED>(data, lambda, batches, sweep, v) }
+    unsafe {
+        walk_batches_as::<crate::solver::simd::avx::F32x8, DAMPED>(data, lambda, batches, sweep, v)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coloring::Sweep;
     use crate::constraints::stiffness::Stiffness;
     use crate::particles::ParticleSet;
-    use crate::team::Team;
+    use crate::solver::Sweep;
+    use crate::solver::Team;
+    use crate::solver::view::{pack, unpack};
 
     #[test]
     fn rigid_projection_reaches_rest_length() {
@@ -511,10 +515,10 @@ mod tests {
         let check = |path: &str, project: &dyn Fn(&mut DistanceSet, &View)| {
             let mut set = set.clone();
             let mut slots = Vec::new();
-            Team::scope(1, |team| ps.pack(&mut slots, team));
+            Team::scope(1, |team| pack(&ps, &mut slots, team));
             project(&mut set, &View::new(&mut slots, &ps.x));
             let mut out = ps.clone();
-            Team::scope(1, |team| out.unpack(&slots, team));
+            Team::scope(1, |team| unpack(&slots, &mut out, team));
             assert!(
                 reference == out.p,
                 "{path}: positions differ (damping {damping}, two materials {two_materials})"

@@ -1,13 +1,15 @@
 //! What the scheduled constraint families (distance, dihedral, tet volume) share: their arrays,
-//! their schedule (see [`coloring`]), the drivers that project them serially, by colored blocks
+//! their schedule (see [`schedule`]), the drivers that project them serially, by colored blocks
 //! or Jacobi-style, and the [`Kernel`] that gathers a constraint's particles for its pure
 //! `solve_*` function. Each family adds a [`FamilyKind`].
 
 use super::stiffness::{Coeffs, MaterialTable};
-use crate::coloring::{self, Blocks, Correction, JacobiScratch, Kernel, Sweep, View};
 use crate::math::{Real, Vec3};
-use crate::particles::Slot;
-use crate::team::Team;
+use crate::solver::Slot;
+use crate::solver::Team;
+use crate::solver::View;
+use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep};
+use crate::solver::schedule::{self, Blocks};
 use std::marker::PhantomData;
 
 /// What makes a family of `K`-particle constraints: its projection of one constraint, and
@@ -34,7 +36,7 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// default one constraint after another.
     ///
     /// # Safety
-    /// As [`coloring::walk_batches`].
+    /// As [`drivers::walk_batches`].
     #[inline(always)]
     unsafe fn walk_batches<const DAMPED: bool>(
         data: &FamilyData<'_, K, Self>,
@@ -44,7 +46,7 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
         v: &View,
     ) {
         // SAFETY: forwarded from the caller.
-        unsafe { coloring::walk_batches::<K, DAMPED, _>(data, lambda, batches, sweep, v) }
+        unsafe { drivers::walk_batches::<K, DAMPED, _>(data, lambda, batches, sweep, v) }
     }
 }
 
@@ -61,7 +63,7 @@ pub struct Family<const K: usize, Kind> {
     /// particle's address is one addition (one shift fewer, and fewer registers; measured in
     /// `docs/step-bench.md`).
     offsets: Vec<[u32; K]>,
-    /// Colored blocks (see [`coloring::Blocks`]); constraints pushed after
+    /// Colored blocks (see [`Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
     blocks: Blocks,
     /// Rest value of each constraint: a length in m, or an angle in radians.
@@ -82,7 +84,7 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// One more than the largest particle id in `ids`.
     pub span: usize,
     /// The byte offsets of the slots of `ids` (see
-    /// [`Positions::slot_at`](crate::coloring::Positions::slot_at)), or empty when the kind
+    /// [`Positions::slot_at`](crate::solver::Positions::slot_at)), or empty when the kind
     /// does not read them ([`FamilyKind::SLOT_OFFSETS`]).
     pub offsets: &'a [[u32; K]],
     /// Rest value of each constraint.
@@ -100,7 +102,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     fn damped(&self) -> bool {
-        coloring::any_damped(self.coeffs)
+        self.coeffs.iter().any(|k| k.gamma != 0.0)
     }
 
     #[inline(always)]
@@ -172,20 +174,20 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         self.mat.push(mat);
     }
 
-    /// Schedules the whole family from its particle ids (see [`coloring`]): reorders it into
+    /// Schedules the whole family from its particle ids (see [`schedule`]): reorders it into
     /// colored blocks of batches, keeping the build order between constraints that share a
     /// particle.
     pub fn schedule(&mut self) {
-        let schedule = coloring::schedule(&self.ids);
-        coloring::permute(&mut self.ids, &schedule.order);
+        let schedule = schedule::schedule(&self.ids);
+        schedule::permute(&mut self.ids, &schedule.order);
         if Kind::SLOT_OFFSETS {
-            coloring::permute(&mut self.offsets, &schedule.order);
+            schedule::permute(&mut self.offsets, &schedule.order);
         }
-        coloring::permute(&mut self.rest, &schedule.order);
-        coloring::permute(&mut self.lambda, &schedule.order);
-        coloring::permute(&mut self.mat, &schedule.order);
+        schedule::permute(&mut self.rest, &schedule.order);
+        schedule::permute(&mut self.lambda, &schedule.order);
+        schedule::permute(&mut self.mat, &schedule.order);
         self.blocks = schedule.blocks;
-        assert_eq!(coloring::validate(&self.ids, &self.blocks), Ok(()));
+        assert_eq!(schedule::validate(&self.ids, &self.blocks), Ok(()));
     }
 
     /// The kernel's data, the multipliers and the blocks, borrowed apart.
@@ -206,7 +208,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// style (each sees the previous ones).
     pub fn project_serial(&mut self, v: &View, sweep: Sweep) {
         let (kernel, lambda, blocks) = self.split();
-        coloring::project_serial(&kernel, lambda, blocks, v, sweep);
+        drivers::project_serial(&kernel, lambda, blocks, v, sweep);
     }
 
     /// Projects every constraint of the particles `v`, the blocks of a color in parallel over
@@ -216,14 +218,14 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
         // not changed since except by `push_constraint`, which appends to the serial tail; the
         // kernels read and correct only `ids[c]`.
-        unsafe { coloring::project_colored(&kernel, lambda, blocks, v, sweep, team) };
+        unsafe { drivers::project_colored(&kernel, lambda, blocks, v, sweep, team) };
     }
 
     /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style
-    /// (see [`coloring::project_jacobi`]).
+    /// (see [`drivers::project_jacobi`]).
     pub fn project_jacobi(&mut self, slots: &mut [Slot], x: &[Vec3], scratch: &mut JacobiScratch) {
         let (kernel, lambda, _) = self.split();
-        coloring::project_jacobi(&kernel, lambda, slots, x, scratch);
+        drivers::project_jacobi(&kernel, lambda, slots, x, scratch);
     }
 }
 

@@ -11,16 +11,16 @@ pub mod volume;
 
 pub use attachment::AttachmentSet;
 pub use bending::DihedralSet;
-pub use contact::ContactSet;
+pub use contact::{ContactMaterial, ContactSet};
 pub use distance::DistanceSet;
 pub use family::Family;
 pub use particle_contact::ParticleContactSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 pub use volume::{PressureSet, TetVolumeSet};
 
-use crate::coloring::JacobiScratch;
-use crate::particles::Slot;
-use crate::team::Team;
+use crate::solver::JacobiScratch;
+use crate::solver::Slot;
+use crate::solver::Team;
 
 /// Every constraint of a world, one flat array per family.
 #[derive(Clone, Debug, Default)]
@@ -42,7 +42,7 @@ pub struct ConstraintSets {
     /// Scratch buffers of the Jacobi solver.
     pub jacobi: JacobiScratch,
     /// The projection's working copy of the predicted positions and inverse masses (see
-    /// [`ParticleSet::pack`](crate::particles::ParticleSet::pack)).
+    /// [`pack`](crate::solver::view::pack)).
     pub slots: Vec<Slot>,
     /// Particle-particle contacts of the current substep.
     pub particle_contact: ParticleContactSet,
@@ -50,7 +50,7 @@ pub struct ConstraintSets {
 
 impl ConstraintSets {
     /// Schedules the stretch, bending and tet-volume families from their particle ids (see
-    /// [`coloring`](crate::coloring)); called when a body has been built.
+    /// [`schedule`](crate::solver::schedule)); called when a body has been built.
     pub fn schedule(&mut self) {
         self.stretch.schedule();
         self.bend_distance.schedule();

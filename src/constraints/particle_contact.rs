@@ -1,14 +1,11 @@
 //! Contacts between two particles (cloth self-collision, and any body against any other),
 //! regenerated every substep from the spatial hash.
 
+use super::contact::ContactMaterial;
 use super::distance::PairCorrection;
 use super::stiffness::{Coeffs, MaterialTable, Stiffness, delta_lambda};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
-use crate::stages::velocities::{apply_friction, restitution_velocity};
-
-/// Default Coulomb friction between particles (static and kinetic).
-pub const DEFAULT_PARTICLE_FRICTION: Real = 0.3;
 
 /// The particle-particle contacts of the current substep, one entry per contact in each field,
 /// and the one contact material they share.
@@ -24,12 +21,8 @@ pub struct ParticleContactSet {
     pub lambda: Vec<Real>,
     /// Stiffness of every particle contact: material 0 (default rigid).
     pub materials: MaterialTable,
-    /// Coulomb static friction coefficient between particles.
-    pub static_friction: Real,
-    /// Coulomb kinetic friction coefficient between particles.
-    pub kinetic_friction: Real,
-    /// Coefficient of restitution in [0, 1].
-    pub restitution: Real,
+    /// Friction and restitution between particles.
+    pub response: ContactMaterial,
 }
 
 impl Default for ParticleContactSet {
@@ -42,9 +35,7 @@ impl Default for ParticleContactSet {
             normal_velocity: Vec::new(),
             lambda: Vec::new(),
             materials,
-            static_friction: DEFAULT_PARTICLE_FRICTION,
-            kinetic_friction: DEFAULT_PARTICLE_FRICTION,
-            restitution: 0.0,
+            response: ContactMaterial::default(),
         }
     }
 }
@@ -128,47 +119,6 @@ impl ParticleContactSet {
             }
         }
     }
-
-    /// Friction and restitution at every contact that pushed (`λ > 0`), on the relative velocity
-    /// `v_a − v_b`, after the velocity update: the relative normal velocity change is
-    /// `Δv_n = (w_a + w_b) s λ / h`, [`apply_friction`] acts on the relative tangential velocity
-    /// (a sticking pair also takes back its relative tangential displacement of this substep), and
-    /// [`restitution_velocity`] sets the relative normal velocity. Each particle takes the share
-    /// `w_i / (w_a + w_b)` of the change, which conserves momentum.
-    pub fn apply_velocity_response(&self, ps: &mut ParticleSet, h: Real, gravity: Vec3) {
-        let scale = self.materials.coeffs[0].scale;
-        for c in (0..self.ids.len()).filter(|&c| self.lambda[c] > 0.0) {
-            let [a, b] = self.ids[c].map(|i| i as usize);
-            let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
-            let w = wa + wb;
-            let diff = ps.x[a] - ps.x[b];
-            let len = diff.norm();
-            if w <= 0.0 || len <= Real::EPSILON {
-                continue;
-            }
-            let n = diff / len;
-            let v = ps.v[a] - ps.v[b];
-            let vn = n.dot(&v);
-            let vt = v - n * vn;
-            let dvn = w * scale * self.lambda[c] / h;
-            let (vt_new, stuck) =
-                apply_friction(vt, dvn, self.static_friction, self.kinetic_friction);
-            if stuck {
-                ps.x[a] -= vt * (h * wa / w);
-                ps.x[b] += vt * (h * wb / w);
-            }
-            let vn_new = restitution_velocity(
-                self.normal_velocity[c],
-                vn,
-                self.restitution,
-                gravity.norm(),
-                h,
-            );
-            let dv = (vt_new - vt) + n * (vn_new - vn);
-            ps.v[a] += dv * (wa / w);
-            ps.v[b] -= dv * (wb / w);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -225,24 +175,5 @@ mod tests {
                 grad[axis]
             );
         }
-    }
-
-    #[test]
-    fn sliding_pair_keeps_momentum_and_loses_relative_tangential_speed() {
-        let mut ps = ParticleSet::default();
-        ps.push(Vec3::new(0.0, 0.02, 0.0), 1.0, 0.01, 0);
-        ps.push(Vec3::zeros(), 2.0, 0.01, 1);
-        ps.v[0] = Vec3::new(1.0, 0.0, 0.0);
-        let mut set = ParticleContactSet::default();
-        set.materials.resolve(0.01, 1);
-        set.push(0, 1, 0.02, 0.0);
-        set.lambda[0] = 0.001;
-        let momentum = |ps: &ParticleSet| ps.v[0] / ps.inv_mass[0] + ps.v[1] / ps.inv_mass[1];
-        let before = momentum(&ps);
-        set.apply_velocity_response(&mut ps, 0.01, Vec3::zeros());
-        assert!((momentum(&ps) - before).norm() < 1e-6);
-        // Δv_n = 3 · 0.001 / 0.01 = 0.3 m/s of normal impulse; kinetic friction removes 0.3 · 0.3.
-        let rel = (ps.v[0] - ps.v[1]).x;
-        assert!((rel - (1.0 - 0.09)).abs() < 1e-5, "relative speed {rel}");
     }
 }

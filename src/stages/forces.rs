@@ -3,7 +3,7 @@
 use crate::bodies::Body;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
-use crate::team::Team;
+use crate::solver::Team;
 
 /// Adds the aerodynamic force of `wind` on every cloth triangle to the particles' `force`:
 /// `f = ½ρC_d · A · (u·n̂)|u·n̂| · n̂` with `u = wind − v̄` the triangle's air-relative velocity,

@@ -3,17 +3,13 @@
 pub mod contacts;
 pub mod damping;
 pub mod forces;
-pub mod particle_contacts;
 pub mod predict;
 pub mod project;
-pub mod sweep;
 pub mod velocities;
 
-pub use contacts::generate_contacts;
+pub use contacts::{generate_contacts, generate_particle_contacts, sweep_colliders};
 pub use damping::apply_damping;
 pub use forces::apply_external_forces;
-pub use particle_contacts::generate_particle_contacts;
 pub use predict::predict_positions;
 pub use project::project_constraints;
-pub use sweep::sweep_colliders;
 pub use velocities::update_velocities;

@@ -2,7 +2,7 @@
 
 use crate::math::Real;
 use crate::particles::ParticleSet;
-use crate::team::Team;
+use crate::solver::Team;
 
 /// `p ← x + h v` for every particle, remembering the rounding error `(p − x) − h v`.
 ///

@@ -1,11 +1,12 @@
 //! Stage 5: constraint projection.
 
 use crate::collision::Collider;
-use crate::coloring::{Sweep, View};
 use crate::constraints::ConstraintSets;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
-use crate::team::Team;
+use crate::solver::Team;
+use crate::solver::view::{pack, unpack};
+use crate::solver::{Sweep, View};
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
 /// bending and tet volumes (each visited as `method` says, forward on even iterations and
@@ -14,7 +15,7 @@ use crate::team::Team;
 /// and collider contacts, contacts last so that they have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
-/// (`cs.slots`, see [`ParticleSet::pack`]); the copy is written back to `ps.p` for the serial
+/// (`cs.slots`, see [`pack`]); the copy is written back to `ps.p` for the serial
 /// families, when there are any, and at the end.
 pub fn project_constraints(
     method: SolverMethod,
@@ -28,7 +29,7 @@ pub fn project_constraints(
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
         && cs.contact.is_empty());
-    ps.pack(&mut cs.slots, team);
+    pack(ps, &mut cs.slots, team);
     for i in 0..iterations {
         let sweep = Sweep::of_iteration(i);
         match method {
@@ -55,13 +56,14 @@ pub fn project_constraints(
             }
         }
         if serial {
-            ps.unpack(&cs.slots, team);
+            unpack(&cs.slots, ps, team);
             cs.pressure.project_serial(ps);
             cs.attachment.project_serial(ps);
             cs.particle_contact.project_serial(ps);
-            cs.contact.project_serial(ps, colliders);
-            ps.pack(&mut cs.slots, team);
+            cs.contact
+                .project_serial(ps, |j, p| colliders[j].shape.distance(p));
+            pack(ps, &mut cs.slots, team);
         }
     }
-    ps.unpack(&cs.slots, team);
+    unpack(&cs.slots, ps, team);
 }

@@ -1,10 +1,10 @@
 //! Stage 6: velocity update, with friction and restitution at contacts.
 
 use crate::collision::Collider;
-use crate::constraints::ContactSet;
+use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
-use crate::team::Team;
+use crate::solver::Team;
 
 /// Coulomb friction on a tangential velocity `v_t` given the normal velocity change `Δv_n` the
 /// contact applied this substep: static friction removes `v_t` when `|v_t| ≤ μ_s Δv_n`, kinetic
@@ -41,21 +41,55 @@ pub fn restitution_velocity(approach: Real, vn: Real, e: Real, g: Real, h: Real)
     }
 }
 
-/// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then, at every contact that pushed (`λ > 0`), friction and
-/// restitution:
-///
-/// - velocities are taken relative to the collider's surface (a kinematic collider drags what
-///   it touches);
-/// - the normal velocity change is `Δv_n = w s λ / h` (`s` the material's correction scale), and
-///   [`apply_friction`] acts on the tangential velocity. A sticking contact also takes back this
-///   substep's relative tangential displacement `v_t h`: friction applied to velocities alone would let a
-///   resting particle creep down a slope by `g sin θ h²` every substep;
-/// - restitution: [`restitution_velocity`].
-///
-/// The first step is spread over `team`, the contacts are handled on this thread.
+/// One contact's velocity response, on the relative velocity `v` of the two sides at a contact
+/// of unit normal `n`: its normal and tangential parts before (`vn`, `vt`) and after (`vn_new`,
+/// `vt_new`) friction and restitution, and whether the contact sticks.
+struct Response {
+    vn: Real,
+    vt: Vec3,
+    vn_new: Real,
+    vt_new: Vec3,
+    stuck: bool,
+}
+
+/// Friction and restitution at a contact that pushed with multiplier `λ > 0` in this substep,
+/// written once for collider and particle contacts: the normal velocity change is
+/// `Δv_n = w s λ / h` (`w` the contact's total inverse mass, `s` its material's correction
+/// scale, given as `(w, s, λ)`), [`apply_friction`] acts on the tangential part of `v` and
+/// [`restitution_velocity`] sets the normal part (`approach` is the normal velocity when the
+/// contact was generated).
+fn respond(
+    v: Vec3,
+    n: Vec3,
+    (w, scale, lambda): (Real, Real, Real),
+    approach: Real,
+    material: &ContactMaterial,
+    g: Real,
+    h: Real,
+) -> Response {
+    let vn = n.dot(&v);
+    let vt = v - n * vn;
+    let dvn = w * scale * lambda / h;
+    let (vt_new, stuck) =
+        apply_friction(vt, dvn, material.static_friction, material.kinetic_friction);
+    let vn_new = restitution_velocity(approach, vn, material.restitution, g, h);
+    Response {
+        vn,
+        vt,
+        vn_new,
+        vt_new,
+        stuck,
+    }
+}
+
+/// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then friction and
+/// restitution at every collider contact and particle contact that pushed (`λ > 0`), see
+/// [`respond_colliders`] and [`respond_pairs`]. The first step is spread over `team`, the
+/// contacts are handled on this thread.
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
+    particle_contacts: &ParticleContactSet,
     colliders: &[Collider],
     h: Real,
     gravity: Vec3,
@@ -68,31 +102,77 @@ pub fn update_velocities(
             *x = *p;
         }
     });
-    for c in 0..contacts.len() {
-        if contacts.lambda[c] <= 0.0 {
-            continue;
-        }
+    respond_colliders(ps, contacts, colliders, gravity.norm(), h);
+    respond_pairs(ps, particle_contacts, gravity.norm(), h);
+}
+
+/// [`respond`] at every collider contact that pushed, with velocities taken relative to the
+/// collider's surface (a kinematic collider drags what it touches). A sticking contact also takes
+/// back this substep's relative tangential displacement `v_t h`: friction applied to velocities
+/// alone would let a resting particle creep down a slope by `g sin θ h²` every substep.
+fn respond_colliders(
+    ps: &mut ParticleSet,
+    contacts: &ContactSet,
+    colliders: &[Collider],
+    g: Real,
+    h: Real,
+) {
+    for c in (0..contacts.len()).filter(|&c| contacts.lambda[c] > 0.0) {
         let (i, j) = (contacts.particle[c] as usize, contacts.collider[c] as usize);
         let collider = &colliders[j];
         let (_, n) = collider.shape.distance(ps.x[i]);
         let surface = collider.surface_velocity(ps.x[i]);
-        let v = ps.v[i] - surface;
-        let vn = n.dot(&v);
-        let vt = v - n * vn;
-        let dvn = ps.inv_mass[i] * contacts.materials.coeffs[j].scale * contacts.lambda[c] / h;
-        let (vt_new, stuck) =
-            apply_friction(vt, dvn, collider.static_friction, collider.kinetic_friction);
-        if stuck {
-            ps.x[i] -= vt * h;
-        }
-        let vn = restitution_velocity(
+        let r = respond(
+            ps.v[i] - surface,
+            n,
+            (
+                ps.inv_mass[i],
+                contacts.materials.coeffs[j].scale,
+                contacts.lambda[c],
+            ),
             contacts.normal_velocity[c],
-            vn,
-            collider.restitution,
-            gravity.norm(),
+            &collider.material,
+            g,
             h,
         );
-        ps.v[i] = surface + vt_new + n * vn;
+        if r.stuck {
+            ps.x[i] -= r.vt * h;
+        }
+        ps.v[i] = surface + r.vt_new + n * r.vn_new;
+    }
+}
+
+/// [`respond`] at every particle contact that pushed, on the relative velocity `v_a − v_b`; each
+/// particle takes the share `w_i / (w_a + w_b)` of the change (and of a sticking pair's
+/// take-back), which conserves momentum.
+fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: Real) {
+    let scale = pairs.materials.coeffs[0].scale;
+    for c in (0..pairs.len()).filter(|&c| pairs.lambda[c] > 0.0) {
+        let [a, b] = pairs.ids[c].map(|i| i as usize);
+        let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
+        let w = wa + wb;
+        let diff = ps.x[a] - ps.x[b];
+        let len = diff.norm();
+        if w <= 0.0 || len <= Real::EPSILON {
+            continue;
+        }
+        let n = diff / len;
+        let r = respond(
+            ps.v[a] - ps.v[b],
+            n,
+            (w, scale, pairs.lambda[c]),
+            pairs.normal_velocity[c],
+            &pairs.response,
+            g,
+            h,
+        );
+        if r.stuck {
+            ps.x[a] -= r.vt * (h * wa / w);
+            ps.x[b] += r.vt * (h * wb / w);
+        }
+        let dv = (r.vt_new - r.vt) + n * (r.vn_new - r.vn);
+        ps.v[a] += dv * (wa / w);
+        ps.v[b] -= dv * (wb / w);
     }
 }
 
@@ -117,5 +197,24 @@ mod tests {
     fn kinetic_friction_never_reverses_the_motion() {
         let (slid, _) = apply_friction(Vec3::x() * 0.1, 1.0, 0.05, 2.0);
         assert_eq!(slid, Vec3::zeros());
+    }
+
+    #[test]
+    fn sliding_pair_keeps_momentum_and_loses_relative_tangential_speed() {
+        let mut ps = ParticleSet::default();
+        ps.push(Vec3::new(0.0, 0.02, 0.0), 1.0, 0.01, 0);
+        ps.push(Vec3::zeros(), 2.0, 0.01, 1);
+        ps.v[0] = Vec3::new(1.0, 0.0, 0.0);
+        let mut pairs = ParticleContactSet::default();
+        pairs.materials.resolve(0.01, 1);
+        pairs.push(0, 1, 0.02, 0.0);
+        pairs.lambda[0] = 0.001;
+        let momentum = |ps: &ParticleSet| ps.v[0] / ps.inv_mass[0] + ps.v[1] / ps.inv_mass[1];
+        let before = momentum(&ps);
+        respond_pairs(&mut ps, &pairs, 0.0, 0.01);
+        assert!((momentum(&ps) - before).norm() < 1e-6);
+        // Δv_n = 3 · 0.001 / 0.01 = 0.3 m/s of normal impulse; kinetic friction removes 0.3 · 0.3.
+        let rel = (ps.v[0] - ps.v[1]).x;
+        assert!((rel - (1.0 - 0.09)).abs() < 1e-5, "relative speed {rel}");
     }
 }

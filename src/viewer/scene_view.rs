@@ -357,9 +357,11 @@ mod tests {
     fn collider(shape: Shape) -> Collider {
         Collider {
             shape,
-            static_friction: 0.5,
-            kinetic_friction: 0.5,
-            restitution: 0.0,
+            material: crate::constraints::ContactMaterial {
+                static_friction: 0.5,
+                kinetic_friction: 0.5,
+                restitution: 0.0,
+            },
             stiffness: Stiffness::default(),
             motion: Default::default(),
         }

@@ -17,7 +17,7 @@
 //! velocities) use the same team through [`Team::for_each_chunk`], which cuts their arrays into
 //! chunks, one item each.
 
-use crate::coloring::MAX_BLOCKS;
+use super::schedule::MAX_BLOCKS;
 use crossbeam_utils::Backoff;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};

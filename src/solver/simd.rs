@@ -1,7 +1,7 @@
 //! The SIMD vectors of the batched projection kernels, and how they move a batch of particles
 //! in and out of their [`Slot`]s.
 //!
-//! A batched kernel (see [`coloring`](crate::coloring)) works on [`LANES`] constraints at once,
+//! A batched kernel (see [`solver`](crate::solver)) works on [`LANES`] constraints at once,
 //! one per lane. [`Batch`] gathers the lanes' particles from their 16-byte slots into one vector
 //! per coordinate (x, y, z and the inverse mass w) and scatters them back. Two vectors implement
 //! it:
@@ -16,9 +16,9 @@
 //! Both compute with correctly rounded IEEE operations (no fused multiply-add), so the scalar,
 //! portable and AVX projections of a constraint give the same bits.
 
-use crate::coloring::LANES;
+use super::schedule::LANES;
+use super::view::Slot;
 use crate::math::{Lanes, Real};
-use crate::particles::Slot;
 use wide::f32x8;
 
 /// A SIMD vector of [`LANES`] reals that loads and stores the particles of a batch.

@@ -1,0 +1,421 @@
+//! The drivers that project a constraint family: serially (Gauss-Seidel in the scheduled
+//! order), by colored blocks in parallel over a [`Team`], or Jacobi-style with averaging. A
+//! family plugs in through the [`Kernel`] trait: its particles and the correction of one
+//! constraint, computed by its pure `solve_*` kernel.
+
+use super::schedule::Blocks;
+use super::team::{Team, cut};
+use super::view::{Slot, View};
+use crate::math::{Real, Vec3};
+use std::ops::Range;
+
+/// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
+/// constraints applies `ω / n` of its correction (after the averaging of Macklin et al. 2014,
+/// "Unified Particle Physics for Real-Time Applications", sec. 4.2, which recommends
+/// `1 ≤ ω ≤ 2`; see [`project_jacobi`]).
+pub const JACOBI_OMEGA: Real = 1.5;
+
+/// The position corrections of one constraint over its `K` particles, and its multiplier change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Correction<const K: usize> {
+    /// The particles, as indices into the particle set.
+    pub ids: [usize; K],
+    /// Correction of each particle, m.
+    pub dp: [Vec3; K],
+    /// Change of the constraint's Lagrange multiplier.
+    pub delta_lambda: Real,
+}
+
+/// A constraint family as seen by the drivers: its constraints' particles and the correction of
+/// one constraint (computed by the family's pure `solve_*` kernel).
+pub trait Kernel<const K: usize>: Sync {
+    /// The particles of constraint `c`.
+    fn particles(&self, c: usize) -> [usize; K];
+
+    /// Whether any material of the family has XPBD damping (which reads `p − x`).
+    fn damped(&self) -> bool;
+
+    /// The correction of constraint `c`, whose multiplier is `lambda`, from the positions and
+    /// inverse masses `v.p` (and `v.x`, the substep's start positions, only when `DAMPED`). It
+    /// reads `v.p` only at, and corrects only, the particles of [`Kernel::particles`]`(c)`.
+    ///
+    /// # Safety
+    /// No other thread writes the constraint's particles during the call.
+    unsafe fn correction<const DAMPED: bool>(
+        &self,
+        c: usize,
+        lambda: Real,
+        v: &View,
+    ) -> Option<Correction<K>>;
+
+    /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`](super::schedule::LANES)), which share no
+    /// particle, and adds their multiplier changes to `lambda`. By default one after another; a
+    /// family may project them together (SIMD), with the same result.
+    ///
+    /// # Safety
+    /// No other thread accesses the constraints' particles during the call, and
+    /// `c..c + lambda.len()` are constraints of the family.
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View)
+    where
+        Self: Sized,
+    {
+        for (n, l) in lambda.iter_mut().enumerate() {
+            // SAFETY: forwarded from the caller.
+            unsafe { project_one::<K, DAMPED, Self>(self, c + n, l, v) };
+        }
+    }
+
+    /// Projects the batches whose bounds are `batches` with [`walk_batches`]. A family whose
+    /// batch kernel has a faster build for the processor it runs on dispatches to it here.
+    ///
+    /// # Safety
+    /// As [`walk_batches`].
+    #[inline(always)]
+    unsafe fn walk_batches<const DAMPED: bool>(
+        &self,
+        lambda: &mut [Real],
+        batches: &[usize],
+        sweep: Sweep,
+        v: &View,
+    ) where
+        Self: Sized,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { walk_batches::<K, DAMPED, Self>(self, lambda, batches, sweep, v) }
+    }
+}
+
+/// Projects constraint `c` and applies its correction: the body shared by the serial and colored
+/// drivers.
+///
+/// # Safety
+/// No other thread accesses the constraint's particles during the call.
+#[inline(always)]
+pub unsafe fn project_one<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    c: usize,
+    lambda: &mut Real,
+    v: &View,
+) {
+    // SAFETY: forwarded from the caller.
+    if let Some(r) = unsafe { family.correction::<DAMPED>(c, *lambda, v) } {
+        for (&i, &dp) in r.ids.iter().zip(&r.dp) {
+            // SAFETY: forwarded from the caller.
+            unsafe { v.p.add(i, dp) };
+        }
+        *lambda += r.delta_lambda;
+    }
+}
+
+/// The direction of a sweep over a family. Gauss-Seidel favours the direction it sweeps in:
+/// a forward sweep carries the pins' support through a cloth built from its pinned edge, and
+/// leaves the last constraints it visits (far from the pins) the most satisfied. Alternating the
+/// direction every iteration (symmetric Gauss-Seidel) removes the dependence on which way the
+/// body was built (measured on W in `docs/step-bench.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sweep {
+    /// In the scheduled order.
+    Forward,
+    /// In the reverse of the scheduled order.
+    Backward,
+}
+
+impl Sweep {
+    /// The sweep of solver iteration `i` (counted from 0): forward on even iterations, backward
+    /// on odd ones.
+    pub fn of_iteration(i: u32) -> Self {
+        if i.is_multiple_of(2) {
+            Sweep::Forward
+        } else {
+            Sweep::Backward
+        }
+    }
+}
+
+/// Projects the constraints `start..start + lambda.len()` one after another in the direction of
+/// `sweep` (`lambda` holds their multipliers): the loop shared by the serial driver and the tasks
+/// of the colored driver.
+///
+/// # Safety
+/// No other thread accesses the particles of these constraints during the call.
+unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    start: usize,
+    sweep: Sweep,
+    v: &View,
+) {
+    let one = |(n, l): (usize, &mut Real)| {
+        // SAFETY: forwarded from the caller.
+        unsafe { project_one::<K, DAMPED, F>(family, start + n, l, v) }
+    };
+    match sweep {
+        Sweep::Forward => lambda.iter_mut().enumerate().for_each(one),
+        Sweep::Backward => lambda.iter_mut().enumerate().rev().for_each(one),
+    }
+}
+
+/// Projects the batches whose bounds (starts, then the end) are `batches`, in the direction of
+/// `sweep`, each with [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same
+/// arithmetic); `lambda` holds the multipliers of `batches[0]..batches[last]`. The constraints
+/// of a batch share no particle, so their order inside it does not matter. Always inlined, with
+/// plain loops, so that it compiles inside a caller built for a wider instruction set (see
+/// [`simd`](crate::simd)).
+///
+/// # Safety
+/// No other thread accesses the particles of these constraints during the call, and `batches`
+/// are bounds of the family's schedule: increasing, and within the family ([`validate`](super::schedule::validate) checks
+/// both when a family is scheduled).
+///
+/// # Panics
+/// If `lambda` does not hold one multiplier per constraint of the batches.
+#[inline(always)]
+pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    let (Some(&start), Some(&end)) = (batches.first(), batches.last()) else {
+        return;
+    };
+    // With the caller's contract, this one check bounds every batch's multipliers.
+    assert_eq!(lambda.len(), end - start, "multipliers of the batches");
+    // SAFETY (both loops): forwarded from the caller.
+    match sweep {
+        Sweep::Forward => {
+            for w in batches.windows(2) {
+                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
+            }
+        }
+        Sweep::Backward => {
+            for w in batches.windows(2).rev() {
+                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
+            }
+        }
+    }
+}
+
+/// Projects the batch `batch` for [`walk_batches`] (`lambda` holds the multipliers from
+/// `start` on).
+///
+/// # Safety
+/// As [`walk_batches`].
+#[inline(always)]
+unsafe fn walk_batch<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    start: usize,
+    batch: Range<usize>,
+    v: &View,
+) {
+    let first = batch.start;
+    debug_assert!(start <= first && first < batch.end && batch.end - start <= lambda.len());
+    // SAFETY: the bounds increase from `start` to `start + lambda.len()` (the caller's contract,
+    // and the length checked by `walk_batches`).
+    let part = unsafe { lambda.get_unchecked_mut(first - start..batch.end - start) };
+    // SAFETY: forwarded from the caller, the batch being constraints of the family; a batch
+    // shares no particle.
+    unsafe {
+        if let [l] = part {
+            // A chain (a rope) gives batches of one: not worth a vector.
+            project_one::<K, DAMPED, F>(family, first, l, v);
+        } else {
+            family.project_lanes::<DAMPED>(first, part, v);
+        }
+    }
+}
+
+/// Projects every constraint of `family` one after another, Gauss-Seidel style, in the
+/// direction of `sweep`: the scheduled constraints batch after batch (see [`Blocks`]), then the
+/// serial tail (backward: the other way round).
+pub fn project_serial<const K: usize, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    v: &View,
+    sweep: Sweep,
+) {
+    // SAFETY: serially, one constraint after another.
+    unsafe { project(family, lambda, blocks, v, sweep, None) }
+}
+
+/// Projects every constraint of `family` by colored blocks: in a forward `sweep`, the colors
+/// of `blocks` one after another, the blocks of a color in parallel over `team` (each walked in
+/// the direction of the sweep), then the serial tail; a backward sweep does the same in reverse.
+/// The result does not depend on the number of threads. Called by the team's leader.
+///
+/// # Safety
+/// `blocks` is valid for the family ([`validate`](super::schedule::validate) passes on the ids of [`Kernel::particles`]),
+/// and each constraint's [`Kernel::correction`] reads and writes only the particles of
+/// [`Kernel::particles`].
+pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    v: &View,
+    sweep: Sweep,
+    team: &Team,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { project(family, lambda, blocks, v, sweep, Some(team)) }
+}
+
+/// The driver behind [`project_serial`] and (with a `team`) [`project_colored`].
+///
+/// # Safety
+/// With a `team`, the contract of [`project_colored`].
+unsafe fn project<const K: usize, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    v: &View,
+    sweep: Sweep,
+    team: Option<&Team>,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if family.damped() {
+            project_with::<K, true, F>(family, lambda, blocks, sweep, team, v);
+        } else {
+            project_with::<K, false, F>(family, lambda, blocks, sweep, team, v);
+        }
+    }
+}
+
+/// [`project`] for a family with (`DAMPED`) or without XPBD damping.
+///
+/// # Safety
+/// As [`project`].
+unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    sweep: Sweep,
+    team: Option<&Team>,
+    v: &View,
+) {
+    let end = blocks.end();
+    let (scheduled, tail) = lambda.split_at_mut(end);
+    let scheduled_pass = |scheduled: &mut [Real]| {
+        if let Some(team) = team {
+            // SAFETY: forwarded from the caller.
+            unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v, team) }
+        } else {
+            let batches = blocks.batches_in(0..end);
+            // SAFETY: this thread alone walks the constraints, one after another.
+            unsafe { family.walk_batches::<DAMPED>(scheduled, batches, sweep, v) }
+        }
+    };
+    // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
+    match sweep {
+        Sweep::Forward => {
+            scheduled_pass(scheduled);
+            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
+        }
+        Sweep::Backward => {
+            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
+            scheduled_pass(scheduled);
+        }
+    }
+}
+
+/// Projects the scheduled constraints (`lambda` holds their multipliers) color after color in
+/// the direction of `sweep`, the blocks of a color in parallel over `team`.
+///
+/// # Safety
+/// The contract of [`project_colored`].
+unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    sweep: Sweep,
+    v: &View,
+    team: &Team,
+) {
+    // The multipliers of each block, borrowed apart.
+    let count = blocks.bounds.len().saturating_sub(1);
+    let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
+    let mut pass = |color: &Vec<usize>| {
+        team.for_each_at(&mut parts[..count], color, |b, part| {
+            let batches = blocks.batches_in(blocks.range(b));
+            // SAFETY: the blocks of one color share no particle (the caller's contract), so no
+            // two members touch the same particle.
+            unsafe { family.walk_batches::<DAMPED>(part, batches, sweep, v) }
+        });
+    };
+    match sweep {
+        Sweep::Forward => blocks.colors.iter().for_each(&mut pass),
+        Sweep::Backward => blocks.colors.iter().rev().for_each(&mut pass),
+    }
+}
+
+/// Scratch buffers of the Jacobi solver, kept between steps so that a step does not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct JacobiScratch {
+    /// Sum of the relaxed corrections each particle received in the current pass, m.
+    sum: Vec<Vec3>,
+    /// Number of the family's constraints on each particle.
+    count: Vec<u32>,
+}
+
+fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    slots: &mut [Slot],
+    x: &[Vec3],
+    scratch: &mut JacobiScratch,
+) {
+    for c in 0..lambda.len() {
+        for i in family.particles(c) {
+            scratch.count[i] += 1;
+        }
+    }
+    let v = View::new(slots, x);
+    for (c, l) in lambda.iter_mut().enumerate() {
+        // SAFETY: single thread; the view is only read during the sweep.
+        if let Some(r) = unsafe { family.correction::<DAMPED>(c, *l, &v) } {
+            let most = r.ids.iter().map(|&i| scratch.count[i]).max().unwrap_or(1);
+            let relax = JACOBI_OMEGA / most as Real;
+            for (&i, dp) in r.ids.iter().zip(r.dp) {
+                scratch.sum[i] += dp * relax;
+            }
+            *l += r.delta_lambda * relax;
+        }
+    }
+    for ((s, sum), count) in slots
+        .iter_mut()
+        .zip(&mut scratch.sum)
+        .zip(&mut scratch.count)
+    {
+        s.p += *sum;
+        *sum = Vec3::zeros();
+        *count = 0;
+    }
+}
+
+/// Projects every constraint of `family` Jacobi-style: all corrections are computed from the
+/// same positions and then applied together, each scaled by the relaxation `ω / n`, with `ω`
+/// [`JACOBI_OMEGA`] and `n` the largest number of the family's constraints on any of its
+/// particles. Where every particle has `n` constraints this is the averaging of Macklin et al.
+/// 2014 (`Δxᵢ = ω/nᵢ Σ Δxᵢ`); scaling per constraint rather than per particle keeps each
+/// multiplier equal to the impulse actually applied, so XPBD keeps its compliance (per-particle
+/// averaging makes a rope `n / ω` times too soft), and no particle moves by more than `ω` times
+/// the mean of its corrections.
+pub fn project_jacobi<const K: usize, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    slots: &mut [Slot],
+    x: &[Vec3],
+    scratch: &mut JacobiScratch,
+) {
+    scratch.sum.resize(slots.len(), Vec3::zeros());
+    scratch.count.resize(slots.len(), 0);
+    if family.damped() {
+        jacobi::<K, true, F>(family, lambda, slots, x, scratch);
+    } else {
+        jacobi::<K, false, F>(family, lambda, slots, x, scratch);
+    }
+}

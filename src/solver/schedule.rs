@@ -1,0 +1,362 @@
+//! The order in which a constraint family is projected, its graph coloring into parallel
+//! blocks, and the drivers that project a family serially, by color in parallel, or
+//! Jacobi-style.
+//!
+//! Two constraints conflict when they share a particle. When a body is built, each family's
+//! arrays are reordered once, from the particle ids alone (never from the thread count), into a
+//! [`Schedule`]:
+//!
+//! - **Blocks.** The family, in build order, is cut into at most [`MAX_BLOCKS`] contiguous
+//!   blocks, and the blocks are graph-colored: two blocks conflict when one of their constraints
+//!   do. A cloth built row by row gives slabs of rows, where only neighbouring slabs conflict, so
+//!   two colors (even and odd slabs). The colored driver projects the colors one after another
+//!   and the blocks of a color in parallel over a [`Team`] of threads (box2d v3
+//!   `constraint_graph.c` and rapier's `interaction_groups.rs` color single constraints; coloring
+//!   blocks keeps the Gauss-Seidel sweep of each block in build order, see below).
+//! - **Batches.** Inside a block the constraints are regrouped into batches of up to [`LANES`]
+//!   constraints that share no particle, placing each constraint in the earliest batch after
+//!   every earlier constraint it conflicts with. Conflicting constraints therefore keep their
+//!   build order, so walking the reordered block gives exactly the result of walking it in build
+//!   order, while consecutive constraints are independent and the processor overlaps their
+//!   square roots and divisions instead of waiting on each other through memory.
+//!
+//! Walking the whole family block after block ([`project_serial`]) is therefore Gauss-Seidel in
+//! build order: for a cloth built from its pinned edge down, the pins' support travels through the
+//! whole cloth in one sweep. Coloring single constraints instead (every color spread over the
+//! whole cloth) moved it one color per sweep and, on the 128 x 128 workload W, more than doubled
+//! the stretch at the same iteration count (see `docs/step-bench.md`). The colored driver walks
+//! the even slabs before the odd ones, so its sweep restarts at every other slab; its result does
+//! not depend on the thread count.
+
+use std::ops::Range;
+
+/// Most blocks a family is cut into: four per color on a cloth, enough to keep 2 to 4 threads
+/// busy; fewer blocks keep more of the build-order sweep.
+pub const MAX_BLOCKS: usize = 8;
+
+/// Fewest constraints in a block (smaller families get fewer blocks): a block of this size is a
+/// few µs of work, far more than handing it to another member of a [`Team`] costs.
+pub const MIN_BLOCK_LEN: usize = 256;
+
+/// Most constraints in a batch of independent constraints.
+pub const LANES: usize = 8;
+
+/// The blocks of a scheduled family and their colors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Blocks {
+    /// Block `b` is `bounds[b]..bounds[b + 1]`; constraints from the last bound on (pushed after
+    /// scheduling) form a tail projected serially after the colors.
+    pub bounds: Vec<usize>,
+    /// The blocks of each color, in increasing order.
+    pub colors: Vec<Vec<usize>>,
+    /// Start of every batch of independent constraints (batches tile the blocks, none crosses
+    /// a block bound), then the end of the last block.
+    pub batches: Vec<usize>,
+}
+
+impl Blocks {
+    /// The range of block `b`.
+    pub fn range(&self, b: usize) -> Range<usize> {
+        self.bounds[b]..self.bounds[b + 1]
+    }
+
+    /// Start of the serial tail.
+    pub fn end(&self) -> usize {
+        self.bounds.last().copied().unwrap_or(0)
+    }
+
+    /// The batch bounds (starts, then the end) inside `range`, a block or the whole schedule.
+    pub fn batches_in(&self, range: Range<usize>) -> &[usize] {
+        let from = self.batches.partition_point(|&s| s < range.start);
+        let to = self.batches.partition_point(|&s| s <= range.end);
+        &self.batches[from..to]
+    }
+}
+
+/// A family's projection order: `order[new] = old` index of each constraint, and its blocks in
+/// the new order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// For each position in the scheduled order, the constraint's index before reordering.
+    pub order: Vec<u32>,
+    /// The blocks, in the scheduled order.
+    pub blocks: Blocks,
+}
+
+/// Schedules constraints given by their particle ids in build order (see the module docs):
+/// contiguous blocks, graph-colored, each regrouped into batches of independent constraints.
+pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
+    let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, MAX_BLOCKS);
+    let bounds: Vec<usize> = (0..=count).map(|b| b * ids.len() / count).collect();
+    // The blocks touching each particle, one bit each.
+    let mut touching = vec![0u64; particles];
+    for b in 0..count {
+        for c in &ids[bounds[b]..bounds[b + 1]] {
+            c.iter().for_each(|&i| touching[i as usize] |= 1 << b);
+        }
+    }
+    let mut colors: Vec<Vec<usize>> = Vec::new();
+    let mut color_of = vec![0usize; count];
+    for b in 0..count {
+        let neighbours = ids[bounds[b]..bounds[b + 1]]
+            .iter()
+            .flatten()
+            .fold(0u64, |m, &i| m | touching[i as usize])
+            & !(1 << b);
+        let taken = (0..b)
+            .filter(|&o| neighbours & (1 << o) != 0)
+            .fold(0u64, |m, o| m | 1 << color_of[o]);
+        let k = (!taken).trailing_zeros() as usize;
+        if k == colors.len() {
+            colors.push(Vec::new());
+        }
+        colors[k].push(b);
+        color_of[b] = k;
+    }
+    let mut order = Vec::with_capacity(ids.len());
+    let mut batches = vec![0];
+    let mut last = vec![0u32; particles];
+    for b in 0..count {
+        batch(
+            ids,
+            bounds[b]..bounds[b + 1],
+            &mut last,
+            &mut order,
+            &mut batches,
+        );
+    }
+    Schedule {
+        order,
+        blocks: Blocks {
+            bounds,
+            colors,
+            batches,
+        },
+    }
+}
+
+/// Appends to `order` the constraints `range` of `ids` regrouped into batches of at most
+/// [`LANES`] constraints that share no particle, each constraint in the earliest batch after all
+/// the batches holding an earlier constraint on one of its particles, and to `batches` the end
+/// of each batch. `last` (one entry per particle, all zero on entry and on return) is scratch
+/// space.
+fn batch<const K: usize>(
+    ids: &[[u32; K]],
+    range: Range<usize>,
+    last: &mut [u32],
+    order: &mut Vec<u32>,
+    batches: &mut Vec<usize>,
+) {
+    // Batch of each constraint, numbered from 1 (0 in `last`: no batch yet).
+    let mut batch_of = Vec::with_capacity(range.len());
+    let mut fill: Vec<usize> = vec![0];
+    let mut first_open = 1;
+    for c in &ids[range.clone()] {
+        let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
+        let mut b = first_open.max(after + 1);
+        while b < fill.len() && fill[b] == LANES {
+            b += 1;
+        }
+        if b == fill.len() {
+            fill.push(0);
+        }
+        fill[b] += 1;
+        while first_open < fill.len() && fill[first_open] == LANES {
+            first_open += 1;
+        }
+        c.iter().for_each(|&i| last[i as usize] = b as u32);
+        batch_of.push(b);
+    }
+    // Counting sort by batch, stable in build order.
+    let mut start = vec![0usize; fill.len() + 1];
+    for b in 1..fill.len() {
+        start[b + 1] = start[b] + fill[b];
+    }
+    let base = order.len();
+    order.resize(base + range.len(), 0);
+    for (n, &b) in batch_of.iter().enumerate() {
+        order[base + start[b]] = (range.start + n) as u32;
+        start[b] += 1;
+    }
+    batches.extend(start[1..fill.len()].iter().map(|&end| base + end));
+    for c in &ids[range] {
+        c.iter().for_each(|&i| last[i as usize] = 0);
+    }
+}
+
+/// Checks the invariants of a scheduled family: the block bounds are sorted within
+/// `0..=ids.len()`, every block has exactly one color, no two blocks of a color share a particle,
+/// and the batches tile the blocks with at most [`LANES`] constraints that share no particle.
+pub fn validate<const K: usize>(ids: &[[u32; K]], blocks: &Blocks) -> Result<(), String> {
+    let b = &blocks.bounds;
+    if b.first().is_some_and(|&o| o != 0)
+        || b.windows(2).any(|w| w[0] > w[1])
+        || b.last().is_some_and(|&o| o > ids.len())
+    {
+        return Err(format!(
+            "bad block bounds {b:?} for {} constraints",
+            ids.len()
+        ));
+    }
+    if b.len() > MAX_BLOCKS + 1 {
+        return Err(format!("{} blocks, more than {MAX_BLOCKS}", b.len() - 1));
+    }
+    let mut colored: Vec<usize> = blocks.colors.iter().flatten().copied().collect();
+    colored.sort_unstable();
+    if colored != (0..b.len().saturating_sub(1)).collect::<Vec<_>>() {
+        return Err(format!(
+            "blocks {:?} are not each colored once",
+            blocks.colors
+        ));
+    }
+    let t = &blocks.batches;
+    if t.first() != b.first()
+        || t.last() != b.last()
+        || t.windows(2).any(|w| w[0] >= w[1] || w[1] - w[0] > LANES)
+        || b.iter().any(|bound| t.binary_search(bound).is_err())
+    {
+        return Err(format!("bad batch bounds for block bounds {b:?}"));
+    }
+    let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+    // The batch and constraint that last touched each particle.
+    let mut seen = vec![(usize::MAX, usize::MAX); particles];
+    for (n, w) in t.windows(2).enumerate() {
+        for (c, constraint) in ids.iter().enumerate().take(w[1]).skip(w[0]) {
+            for &i in constraint {
+                let (batch, other) = seen[i as usize];
+                if batch == n && other != c {
+                    return Err(format!(
+                        "batch {w:?}: particle {i} is shared by {other} and {c}"
+                    ));
+                }
+                seen[i as usize] = (n, c);
+            }
+        }
+    }
+    // The color and block that last touched each particle.
+    let mut owner = vec![(usize::MAX, usize::MAX); particles];
+    for (k, color) in blocks.colors.iter().enumerate() {
+        for &block in color {
+            for constraint in &ids[blocks.range(block)] {
+                for &i in constraint {
+                    let (c, other) = owner[i as usize];
+                    if c == k && other != block {
+                        return Err(format!(
+                            "color {k}: particle {i} is shared by blocks {other} and {block}"
+                        ));
+                    }
+                    owner[i as usize] = (k, block);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reorders `v` so that `v_new[n] = v_old[order[n]]`.
+pub fn permute<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+    *v = order.iter().map(|&i| v[i as usize]).collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn reorder<const K: usize>(ids: &[[u32; K]]) -> (Vec<[u32; K]>, Schedule) {
+        let schedule = schedule(ids);
+        let mut v = ids.to_vec();
+        permute(&mut v, &schedule.order);
+        (v, schedule)
+    }
+
+    /// Whether every two constraints that share a particle are in the same relative order in
+    /// `v` as in `ids` (then walking `v` gives the result of walking `ids`).
+    fn keeps_conflict_order<const K: usize>(ids: &[[u32; K]], order: &[u32]) -> bool {
+        let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+        let mut last = vec![None::<u32>; particles];
+        order.iter().all(|&c| {
+            ids[c as usize].iter().all(|&i| {
+                let ok = last[i as usize].is_none_or(|l| l <= c);
+                last[i as usize] = Some(c);
+                ok
+            })
+        })
+    }
+
+    #[test]
+    fn a_chain_keeps_its_order_and_batches_alternate_links() {
+        let ids: Vec<[u32; 2]> = (0..10).map(|i| [i, i + 1]).collect();
+        let (v, s) = reorder(&ids);
+        assert_eq!(s.blocks.bounds, vec![0, 10]);
+        assert_eq!(s.blocks.colors, vec![vec![0]]);
+        // Each link waits for the one before it: one link per batch, in order.
+        assert_eq!(v, ids);
+    }
+
+    #[test]
+    fn independent_constraints_fill_batches_of_lanes() {
+        // Links 0-1, 2-3, ... share nothing, then the same links again.
+        let once: Vec<[u32; 2]> = (0..20).map(|i| [2 * i, 2 * i + 1]).collect();
+        let ids = [once.clone(), once].concat();
+        let (v, s) = reorder(&ids);
+        assert_eq!(
+            v, ids,
+            "the second pass waits for the first on every particle"
+        );
+        // 8 + 8 + 4 of the first pass; the first 4 of the second pass top up the third batch
+        // (their particles were last touched in the first), then batches of 8.
+        assert_eq!(s.blocks.batches, vec![0, 8, 16, 24, 32, 40]);
+        let mixed: Vec<[u32; 2]> = vec![[0, 1], [1, 2], [3, 4], [5, 6]];
+        let (v, s) = reorder(&mixed);
+        assert_eq!(v, vec![[0, 1], [3, 4], [5, 6], [1, 2]]);
+        assert_eq!(s.blocks.batches, vec![0, 3, 4]);
+    }
+
+    #[test]
+    fn rows_of_a_long_chain_make_two_colors_of_blocks() {
+        let ids: Vec<[u32; 2]> = (0..4000).map(|i| [i, i + 1]).collect();
+        let (v, s) = reorder(&ids);
+        assert_eq!(s.blocks.bounds.len(), MAX_BLOCKS + 1);
+        assert_eq!(s.blocks.colors, vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]);
+        validate(&v, &s.blocks).unwrap();
+    }
+
+    #[test]
+    fn validator_rejects_a_shared_particle() {
+        let blocks = |colors| Blocks {
+            bounds: vec![0, 1, 2],
+            colors,
+            batches: vec![0, 1, 2],
+        };
+        assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0, 1]])).is_err());
+        assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0], vec![1]])).is_ok());
+        assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0]])).is_err());
+        let one_batch = Blocks {
+            batches: vec![0, 2],
+            ..blocks(vec![vec![0], vec![1]])
+        };
+        assert!(validate(&[[0, 1], [1, 2]], &one_batch).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn schedule_is_valid_and_keeps_conflict_order_on_random_meshes(
+            tris in prop::collection::vec([0u32..300, 0u32..300, 0u32..300], 0..1500),
+        ) {
+            let tris: Vec<[u32; 3]> = tris.into_iter().filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).collect();
+            let edges = crate::mesh::topology::edges(&tris);
+            let (v, s) = reorder(&edges);
+            prop_assert!(validate(&v, &s.blocks).is_ok());
+            let mut sorted = s.order.clone();
+            sorted.sort_unstable();
+            prop_assert_eq!(sorted, (0..edges.len() as u32).collect::<Vec<_>>());
+            prop_assert!(keeps_conflict_order(&edges, &s.order));
+            let quads = crate::mesh::topology::triangle_pairs(&tris);
+            let (q, qs) = reorder(&quads);
+            prop_assert!(validate(&q, &qs.blocks).is_ok());
+            prop_assert!(keeps_conflict_order(&quads, &qs.order));
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The particles as the projection sees them: predicted positions packed beside inverse masses
+//! in 16-byte [`Slot`]s, and the raw [`Positions`] view through which the threads of a colored
+//! pass read and write single particles.
+
+use super::team::Team;
+use crate::math::{Real, Vec3};
+use crate::particles::ParticleSet;
+use std::marker::PhantomData;
+
+/// Predicted positions and inverse masses shared by the threads of a colored pass: a raw view of
+/// the projection's [`Slot`]s that hands out reads and writes of single particles.
+///
+/// Invariant (the caller's, stated by the `unsafe` methods and by whoever dereferences a
+/// [`Positions::slot`] pointer): while a thread reads or writes particle `i` through the view, no
+/// other thread accesses particle `i`. The colored driver upholds it because the blocks of one
+/// color share no particle ([`validate`](super::schedule::validate) asserts this whenever a family is scheduled, in release
+/// builds too, and a family's ids cannot change afterwards except by appending to its serial
+/// tail). Indices are bounds-checked.
+pub struct Positions<'a> {
+    ptr: *mut Slot,
+    len: usize,
+    _borrow: PhantomData<&'a mut [Slot]>,
+}
+
+// SAFETY: the view only gives access through the unsafe methods below and raw pointers, whose
+// contract forbids two threads touching the same particle.
+unsafe impl Send for Positions<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Positions<'_> {}
+
+impl<'a> Positions<'a> {
+    /// A view of `slots`, borrowed exclusively for the view's lifetime.
+    pub fn new(slots: &'a mut [Slot]) -> Self {
+        Positions {
+            ptr: slots.as_mut_ptr(),
+            len: slots.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the view holds no particle.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A pointer to the slot of particle `i`, valid for the view's lifetime; panics when `i` is
+    /// out of bounds.
+    #[inline(always)]
+    pub fn slot(&self, i: usize) -> *mut Slot {
+        assert!(i < self.len, "particle {i} out of {}", self.len);
+        // SAFETY: in bounds of the borrowed slice.
+        unsafe { self.ptr.add(i) }
+    }
+
+    /// The slot at byte offset `offset` (16 times the particle's index), valid for the view's
+    /// lifetime.
+    ///
+    /// # Safety
+    /// `offset / 16` is less than [`Positions::len`], and `offset` a multiple of 16.
+    #[inline(always)]
+    pub unsafe fn slot_at(&self, offset: u32) -> *mut Slot {
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { self.ptr.byte_add(offset as usize) }
+    }
+
+    /// The position and inverse mass of particle `i`.
+    ///
+    /// # Safety
+    /// No other thread writes particle `i` during the call.
+    #[inline(always)]
+    pub unsafe fn get(&self, i: usize) -> Slot {
+        // SAFETY: valid pointer; no concurrent write by the caller's contract.
+        unsafe { *self.slot(i) }
+    }
+
+    /// Moves particle `i` by `d`, m.
+    ///
+    /// # Safety
+    /// No other thread reads or writes particle `i` during the call.
+    #[inline(always)]
+    pub unsafe fn add(&self, i: usize, d: Vec3) {
+        // SAFETY: valid pointer; exclusive access to particle `i` by the caller's contract.
+        unsafe { (*self.slot(i)).p += d }
+    }
+}
+
+/// What a projection reads and writes of the particles: the predicted positions with the
+/// inverse masses (shared), and the substep's start positions.
+pub struct View<'a> {
+    /// Predicted positions `p` (m) and inverse masses (1/kg).
+    pub p: Positions<'a>,
+    /// Positions at the start of the substep, m.
+    pub x: &'a [Vec3],
+}
+
+impl<'a> View<'a> {
+    /// A view of `slots` (see [`pack`]) and
+    /// the start positions `x`.
+    pub fn new(slots: &'a mut [Slot], x: &'a [Vec3]) -> Self {
+        View {
+            p: Positions::new(slots),
+            x,
+        }
+    }
+}
+
+/// A particle as the constraint projection sees it: its predicted position beside its inverse
+/// mass in one 16-byte aligned slot, so that one vector load fetches all a constraint needs of
+/// the particle (see [`pack`]).
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Slot {
+    /// Predicted position, m.
+    pub p: Vec3,
+    /// Inverse mass, 1/kg.
+    pub w: Real,
+}
+
+impl Slot {
+    /// The slot of a particle at `(x, y, z)` with inverse mass `w`.
+    #[inline(always)]
+    pub fn new(x: Real, y: Real, z: Real, w: Real) -> Self {
+        Slot {
+            p: Vec3::new(x, y, z),
+            w,
+        }
+    }
+}
+
+/// Copies the predicted positions `p` and the inverse masses of `ps` into `slots`, one [`Slot`]
+/// per particle (resized to fit; it allocates only when the particle count grows), spread over
+/// `team`.
+pub fn pack(ps: &ParticleSet, slots: &mut Vec<Slot>, team: &Team) {
+    slots.resize(ps.len(), Slot::default());
+    let fields = (&mut slots[..], &ps.p[..], &ps.inv_mass[..]);
+    team.for_each_chunk(fields, |_, (slots, p, inv_mass)| {
+        for ((s, &p), &w) in slots.iter_mut().zip(p).zip(inv_mass) {
+            *s = Slot { p, w };
+        }
+    });
+}
+
+/// Copies the positions of `slots` (from [`pack`]) back into the predicted positions of `ps`,
+/// spread over `team`.
+pub fn unpack(slots: &[Slot], ps: &mut ParticleSet, team: &Team) {
+    team.for_each_chunk((&mut ps.p[..], slots), |_, (p, slots)| {
+        for (p, s) in p.iter_mut().zip(slots) {
+            *p = s.p;
+        }
+    });
+}

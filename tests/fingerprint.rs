@@ -1,0 +1,66 @@
+//! Stored fingerprints of the results (as box2d's determinism test keeps one hash).
+//!
+//! Each test runs a fixed world and hashes the bits of every particle's position. A change that
+//! alters the results, however slightly, changes the hash: update the stored value only when the
+//! change of results is intended, and say why in the commit.
+
+use std::path::Path;
+use supple::World;
+use supple::bench_step::workload_w;
+use supple::params::SolverMethod;
+use supple::scene::load_scene;
+
+/// FNV-1a (64 bits) over the bit patterns of every coordinate of every position.
+fn fingerprint(world: &World) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for x in &world.particles.x {
+        for c in x.iter() {
+            for byte in c.to_bits().to_le_bytes() {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+    }
+    hash
+}
+
+fn run(mut world: World, frames: u32) -> u64 {
+    for _ in 0..frames {
+        world.step_frame().unwrap();
+    }
+    fingerprint(&world)
+}
+
+#[test]
+fn workload_w_at_64_after_60_frames() {
+    let gauss_seidel = run(workload_w(64, SolverMethod::GaussSeidel), 60);
+    let colored = run(workload_w(64, SolverMethod::Colored), 60);
+    assert_eq!(
+        (gauss_seidel, colored),
+        (0x0adf_822c_827d_834d, 0xe813_56bd_64b6_ab11),
+        "W at N = 64 (gauss-seidel, colored): hashes {gauss_seidel:#018x}, {colored:#018x}"
+    );
+}
+
+/// The shipped scenes that together use every constraint family, collider shape and contact
+/// kind: dihedral bending and wind (flag), self-collision (folds), a mesh collider
+/// (cloth_on_mesh), the four soft-body models (soft-models) and body-body contact (soft-hammock).
+#[test]
+fn shipped_scenes_after_60_frames() {
+    let expected: [(&str, u64); 5] = [
+        ("flag", 0xbfa5_20c3_7ad9_f460),
+        ("folds", 0x1987_1d97_fdb8_cd65),
+        ("cloth_on_mesh", 0x0bec_0234_38cc_b07c),
+        ("soft-models", 0x48d4_ffa6_1da1_30b7),
+        ("soft-hammock", 0xdb1d_4a2f_c28b_1adc),
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let hashes: Vec<(&str, u64)> = expected
+        .iter()
+        .map(|&(name, _)| {
+            let world = load_scene(&dir.join(format!("{name}.toml"))).unwrap().world;
+            (name, run(world, 60))
+        })
+        .collect();
+    assert_eq!(hashes, expected, "hashes: {hashes:#018x?}");
+}
