@@ -59,7 +59,7 @@ fn stretch_pass(c: &mut Criterion) {
     }
     let (ps, cs) = (&world.particles, &mut world.constraints);
     let mut slots = Vec::new();
-    Team::scope(1, |team| pack(&ps, &mut slots, team));
+    Team::scope(1, |team| pack(ps, &mut slots, team));
     c.bench_function("stretch_pass_n128", |b| {
         b.iter(|| {
             cs.stretch
