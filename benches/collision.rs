@@ -34,7 +34,7 @@ fn folding_cloth(n: u32) -> World {
     );
     let mut world = parse_scene(&scene, Path::new("folds.toml")).unwrap();
     for _ in 0..60 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
     world
 }
@@ -45,12 +45,13 @@ fn self_collision(c: &mut Criterion) {
         group.sample_size(10);
         let with = folding_cloth(n);
         let mut without = with.clone();
-        without.particle_pairs.set_self_collision(0, false);
+        let cloth = without.body_named("cloth0").unwrap();
+        without.set_self_collision(cloth, false);
         for (name, world) in [("self_collision", &with), ("no_self_collision", &without)] {
             group.bench_function(name, |b| {
                 b.iter_batched(
                     || world.clone(),
-                    |mut w| w.step_frame().unwrap(),
+                    |mut w| w.step().unwrap(),
                     BatchSize::LargeInput,
                 )
             });

@@ -3,7 +3,9 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use supple::bench_step::workload_w;
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::workload_w;
 use supple::constraints::Stiffness;
 use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
@@ -55,16 +57,14 @@ fn kernels(c: &mut Criterion) {
 fn stretch_pass(c: &mut Criterion) {
     let mut world = workload_w(128, SolverMethod::GaussSeidel);
     for _ in 0..10 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
-    let (ps, cs) = (&world.particles, &mut world.constraints);
+    let ps = world.particles();
+    let mut stretch = world.constraints().stretch.clone();
     let mut slots = Vec::new();
     Team::scope(1, |team| pack(ps, &mut slots, team));
     c.bench_function("stretch_pass_n128", |b| {
-        b.iter(|| {
-            cs.stretch
-                .project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward)
-        })
+        b.iter(|| stretch.project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward))
     });
 }
 
@@ -74,9 +74,9 @@ fn w_frame(c: &mut Criterion) {
     for method in SolverMethod::ALL {
         let mut world = workload_w(64, method);
         for _ in 0..10 {
-            world.step_frame().unwrap();
+            world.step().unwrap();
         }
-        group.bench_function(method.name(), |b| b.iter(|| world.step_frame().unwrap()));
+        group.bench_function(method.name(), |b| b.iter(|| world.step().unwrap()));
     }
     group.finish();
 }

@@ -3,7 +3,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use supple::bench::{RunSpec, Workload, bench_params, cloth_w, run_point};
+use supple::cli::experiments::stiffness::{RunSpec, Workload, bench_params, cloth_w, run_point};
 use supple::constraints::Stiffness;
 
 fn rope_point(c: &mut Criterion) {
@@ -28,7 +28,7 @@ fn rope_point(c: &mut Criterion) {
 fn cloth32_frame(c: &mut Criterion) {
     let mut world = cloth_w(32, Stiffness::default(), bench_params(10, 10));
     c.bench_function("cloth32 frame, 10 substeps x 10 iterations", |b| {
-        b.iter(|| world.step_frame().unwrap())
+        b.iter(|| world.step().unwrap())
     });
 }
 

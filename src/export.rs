@@ -10,6 +10,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A file that could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -22,8 +23,12 @@ pub struct ExportError {
     pub source: std::io::Error,
 }
 
-/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
+/// Writes `bytes` to `path` atomically: to a new temporary file in the same folder (named after
+/// the file, this process and a counter, created exclusively), flushed to disk, then renamed over
+/// `path`. Readers see the old file or the whole new one, never a part; on failure the temporary
+/// file is removed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let err = |source| ExportError {
         path: path.display().to_string(),
         source,
@@ -32,10 +37,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    let name = path.file_name().ok_or_else(|| {
+        err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a file name",
+        ))
+    })?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        ".{}.{}.{n}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(err)
 }
 
 /// Area-weighted vertex normals of a triangle mesh (unit length; zero for isolated vertices).
@@ -187,5 +213,14 @@ mod tests {
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn atomic_write_into_a_missing_folder_fails_and_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing/a.txt");
+        let e = write_atomic(&path, b"one").unwrap_err();
+        assert!(e.to_string().contains("missing/a.txt"), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

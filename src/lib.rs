@@ -18,9 +18,8 @@
 //!
 //! Units are metres, seconds and kilograms; y is up. Scenes are TOML files ([`scene`]).
 
-pub mod bench;
-pub mod bench_step;
 pub mod bodies;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod collision;
 pub mod constraints;
@@ -34,8 +33,18 @@ pub mod shape_matching;
 pub mod solver;
 pub mod stages;
 pub mod stats;
+pub mod validate;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 pub mod world;
 
-pub use world::{SimError, World};
+pub use bodies::cloth::{BendKind, ClothDesc, Orientation};
+pub use bodies::rope::RopeDesc;
+pub use bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel};
+pub use collision::{Collider, Motion, Shape};
+pub use constraints::{ContactMaterial, Stiffness};
+pub use math::{Quat, Real, Vec3};
+pub use mesh::TriMesh;
+pub use params::{SolverMethod, SolverParams};
+pub use validate::BuildError;
+pub use world::{BodyHandle, ColliderHandle, SimError, World};

@@ -1,6 +1,7 @@
 //! Solver settings of a world.
 
 use crate::math::{Real, Vec3};
+use crate::validate::{self, Checked};
 
 /// How the constraint projection visits the constraints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -84,6 +85,18 @@ impl SolverParams {
     /// Substep length `h = dt / substeps`, s.
     pub fn h(&self) -> Real {
         self.dt / self.substeps as Real
+    }
+
+    /// Checks every setting's range (the keys are those of a scene's `[solver]` table).
+    pub fn validate(&self) -> Checked {
+        validate::positive(self.dt, "dt", "a time step in seconds")?;
+        validate::at_least(self.substeps, 1, "substeps")?;
+        validate::at_least(self.iterations, 1, "iterations")?;
+        validate::finite(&self.gravity, "gravity")?;
+        validate::non_negative(self.damping, "damping")?;
+        validate::finite(&self.wind, "wind")?;
+        validate::non_negative(self.max_displacement, "max_displacement")?;
+        Ok(())
     }
 }
 

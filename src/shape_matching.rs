@@ -12,6 +12,7 @@
 
 use crate::math::{Mat3, Quat, Real, Vec3};
 use crate::particles::ParticleSet;
+use crate::validate::{self, Checked};
 
 /// The material of a cluster.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +40,22 @@ impl Default for ClusterMaterial {
             creep: 0.0,
             max: 0.0,
         }
+    }
+}
+
+impl ClusterMaterial {
+    /// Checks the ranges: `stiffness` and `beta` in [0, 1], `yield` (may be infinite), `creep`
+    /// and `max` ≥ 0 (the keys of a scene's `shape` table).
+    pub fn validate(&self) -> Checked {
+        validate::in_unit(self.stiffness, "stiffness")?;
+        validate::in_unit(self.beta, "beta")?;
+        let y = self.plastic_yield;
+        validate::check(y >= 0.0, "yield", || {
+            format!("= {y}: expected a value >= 0")
+        })?;
+        validate::non_negative(self.creep, "creep")?;
+        validate::non_negative(self.max, "max")?;
+        Ok(())
     }
 }
 

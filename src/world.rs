@@ -1,13 +1,21 @@
 //! The world: particles, constraints, colliders and bodies, and the step that advances them.
 
-use crate::bodies::Body;
-use crate::collision::{Collider, ParticlePairs};
+use crate::bodies::cloth::ClothDesc;
+use crate::bodies::rope::RopeDesc;
+use crate::bodies::soft_body::SoftBodyDesc;
+#[cfg(doc)]
+use crate::bodies::soft_body::SoftBodyError;
+use crate::bodies::{Body, BodyKind};
+use crate::collision::{Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::ConstraintSets;
+use crate::math::{Quat, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
-use crate::shape_matching::ClusterSet;
+use crate::shape_matching::{ClusterMaterial, ClusterSet};
 use crate::solver::Team;
 use crate::stages::*;
+use crate::validate::{self, BuildError};
+use std::ops::Range;
 
 /// A simulation that cannot go on.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -19,52 +27,336 @@ pub enum SimError {
     NonFinite { body: String, frame: u64 },
 }
 
-/// Everything that is simulated.
+/// A body of a [`World`], as returned by the `add_*` methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyHandle(u32);
+
+impl BodyHandle {
+    /// The body's index in [`World::bodies`], in the order the bodies were added.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A collider of a [`World`], as returned by [`World::add_collider`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ColliderHandle(u32);
+
+impl ColliderHandle {
+    /// The collider's index in [`World::colliders`], in the order the colliders were added.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Everything that is simulated: particles, constraints, shape-matching clusters, colliders and
+/// bodies. Built with [`World::new`] and the `add_*` methods, advanced with [`World::step`].
 #[derive(Clone, Debug, Default)]
 pub struct World {
     /// Solver settings.
-    pub params: SolverParams,
+    pub(crate) params: SolverParams,
     /// All particles, body after body.
-    pub particles: ParticleSet,
+    pub(crate) particles: ParticleSet,
     /// All constraints, one flat array per family.
-    pub constraints: ConstraintSets,
+    pub(crate) constraints: ConstraintSets,
     /// Shape-matching clusters, matched after the constraint projection.
-    pub clusters: ClusterSet,
-    /// Colliders (static or kinematic).
-    pub colliders: Vec<Collider>,
-    /// Bodies, in scene order.
-    pub bodies: Vec<Body>,
+    pub(crate) clusters: ClusterSet,
+    /// Colliders (static or kinematic); collider `j`'s contact stiffness is material `j` of
+    /// `constraints.contact`.
+    pub(crate) colliders: Vec<Collider>,
+    /// A motion for the next frame only, per collider ([`World::move_collider`]).
+    pub(crate) next_motion: Vec<Option<Motion>>,
+    /// Bodies, in the order they were added.
+    pub(crate) bodies: Vec<Body>,
     /// Which particle pairs may collide (self-collision per body), and the spatial hash.
-    pub particle_pairs: ParticlePairs,
+    pub(crate) particle_pairs: ParticlePairs,
     /// Frames simulated so far.
-    pub frame: u64,
+    pub(crate) frame: u64,
 }
 
 impl World {
-    /// An empty world with `params`.
-    pub fn new(params: SolverParams) -> Self {
-        World {
+    /// An empty world with the solver settings `params` (checked).
+    pub fn new(params: SolverParams) -> Result<Self, BuildError> {
+        params.validate()?;
+        Ok(World {
             params,
             ..Default::default()
-        }
+        })
     }
 
-    /// Adds a collider; its contact stiffness becomes the contact material of the same index.
-    pub fn add_collider(&mut self, collider: Collider) {
+    /// Adds a rope; returns its handle.
+    pub fn add_rope(&mut self, desc: &RopeDesc) -> Result<BodyHandle, BuildError> {
+        desc.validate()?;
+        let name = self.body_name(&desc.name, BodyKind::Rope)?;
+        let index = self.bodies.len() as u32;
+        let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
+        Ok(self.push_body(body, desc.shape, false))
+    }
+
+    /// Adds a cloth; returns its handle.
+    pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<BodyHandle, BuildError> {
+        desc.validate()?;
+        let name = self.body_name(&desc.name, BodyKind::Cloth)?;
+        let index = self.bodies.len() as u32;
+        let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
+        Ok(self.push_body(body, desc.shape, desc.self_collision))
+    }
+
+    /// Adds a soft body; returns its handle. Fails with [`BuildError`] at key `mesh` when the
+    /// mesh cannot become the model asked for (see [`SoftBodyError`]).
+    pub fn add_soft_body(&mut self, desc: &SoftBodyDesc) -> Result<BodyHandle, BuildError> {
+        desc.validate()?;
+        let name = self.body_name(&desc.name, BodyKind::Soft)?;
+        let index = self.bodies.len() as u32;
+        let (ps, cs) = (&mut self.particles, &mut self.constraints);
+        let body = desc
+            .build(name, ps, cs, &mut self.clusters, index)
+            .map_err(|e| BuildError::new("mesh", format!("cannot be made a soft body: {e}")))?;
+        Ok(self.push_body(body, None, false))
+    }
+
+    /// Adds a collider (checked; a plane's normal is normalized); returns its handle.
+    pub fn add_collider(&mut self, mut collider: Collider) -> Result<ColliderHandle, BuildError> {
+        collider.validate()?;
+        if let Shape::Plane { normal, .. } = &mut collider.shape {
+            *normal = normal.normalize();
+        }
         self.constraints.contact.materials.add(collider.stiffness);
         self.colliders.push(collider);
+        self.next_motion.push(None);
+        Ok(ColliderHandle(self.colliders.len() as u32 - 1))
+    }
+
+    /// The name a new body of `kind` gets: `given`, checked and unique, or `<kind><n>` for the
+    /// n-th body of that kind when `given` is empty.
+    fn body_name(&self, given: &str, kind: BodyKind) -> Result<String, BuildError> {
+        let name = if given.is_empty() {
+            let n = self.bodies.iter().filter(|b| b.kind == kind).count();
+            format!("{}{n}", kind.name())
+        } else {
+            given.to_string()
+        };
+        validate::name(&name, "name")?;
+        validate::check(self.body_named(&name).is_none(), "name", || {
+            format!("= \"{name}\": another body already has this name")
+        })?;
+        Ok(name)
+    }
+
+    /// Adds `body`, just built, with its shape-matching cluster and self-collision, and
+    /// reschedules the constraint families.
+    fn push_body(
+        &mut self,
+        body: Body,
+        shape: Option<ClusterMaterial>,
+        self_collision: bool,
+    ) -> BodyHandle {
+        let handle = BodyHandle(self.bodies.len() as u32);
+        self.constraints.schedule();
+        if let Some(material) = shape {
+            let members: Vec<u32> = body.particles.clone().map(|i| i as u32).collect();
+            let ps = &self.particles;
+            self.clusters.push(&members, &ps.x, &ps.inv_mass, material);
+        }
+        self.particle_pairs
+            .set_self_collision(handle.0, self_collision);
+        self.bodies.push(body);
+        handle
+    }
+
+    /// The solver settings.
+    pub fn params(&self) -> &SolverParams {
+        &self.params
+    }
+
+    /// Replaces the solver settings (checked); takes effect at the next frame.
+    pub fn set_params(&mut self, params: SolverParams) -> Result<(), BuildError> {
+        params.validate()?;
+        self.params = params;
+        Ok(())
+    }
+
+    /// Every particle of the world, body after body.
+    pub fn particles(&self) -> &ParticleSet {
+        &self.particles
+    }
+
+    /// Every constraint of the world, one flat array per family.
+    pub fn constraints(&self) -> &ConstraintSets {
+        &self.constraints
+    }
+
+    /// The shape-matching clusters.
+    pub fn clusters(&self) -> &ClusterSet {
+        &self.clusters
+    }
+
+    /// The bodies, in the order they were added ([`BodyHandle::index`]).
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// The colliders, in the order they were added ([`ColliderHandle::index`]).
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// Frames simulated so far.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// The body of `handle`.
+    pub fn body(&self, handle: BodyHandle) -> &Body {
+        &self.bodies[handle.index()]
     }
 
     /// The body called `name`, if any.
-    pub fn body(&self, name: &str) -> Option<&Body> {
-        self.bodies.iter().find(|b| b.name == name)
+    pub fn body_named(&self, name: &str) -> Option<BodyHandle> {
+        let i = self.bodies.iter().position(|b| b.name == name)?;
+        Some(BodyHandle(i as u32))
+    }
+
+    /// The collider of `handle`, at its current pose.
+    pub fn collider(&self, handle: ColliderHandle) -> &Collider {
+        &self.colliders[handle.index()]
+    }
+
+    /// Positions of the body's particles, m (for a soft body with tets, the lattice; its
+    /// rendered surface is [`Body::surface`]).
+    pub fn positions(&self, body: BodyHandle) -> &[Vec3] {
+        &self.particles.x[self.body(body).particles.clone()]
+    }
+
+    /// Velocities of the body's particles, m/s.
+    pub fn velocities(&self, body: BodyHandle) -> &[Vec3] {
+        &self.particles.v[self.body(body).particles.clone()]
+    }
+
+    /// Moves the body's particles to `positions` (one per particle, m), keeping their
+    /// velocities.
+    pub fn set_positions(
+        &mut self,
+        body: BodyHandle,
+        positions: &[Vec3],
+    ) -> Result<(), BuildError> {
+        let range = self.points_of(body, positions, "positions")?;
+        self.particles.x[range.clone()].copy_from_slice(positions);
+        self.particles.p[range].copy_from_slice(positions);
+        Ok(())
+    }
+
+    /// Sets the velocities of the body's particles (one per particle, m/s).
+    pub fn set_velocities(
+        &mut self,
+        body: BodyHandle,
+        velocities: &[Vec3],
+    ) -> Result<(), BuildError> {
+        let range = self.points_of(body, velocities, "velocities")?;
+        self.particles.v[range].copy_from_slice(velocities);
+        Ok(())
+    }
+
+    /// The body's particle range, once `values` is checked to hold one finite vector per
+    /// particle (an error at `key` otherwise).
+    fn points_of(
+        &self,
+        body: BodyHandle,
+        values: &[Vec3],
+        key: &str,
+    ) -> Result<Range<usize>, BuildError> {
+        let range = self.body(body).particles.clone();
+        validate::check(values.len() == range.len(), key, || {
+            format!(
+                "has {} vectors: expected one per particle ({})",
+                values.len(),
+                range.len()
+            )
+        })?;
+        for (k, v) in values.iter().enumerate() {
+            validate::finite(v, &format!("{key}[{k}]"))?;
+        }
+        Ok(range)
+    }
+
+    /// Turns collisions between the body's own particles on or off.
+    pub fn set_self_collision(&mut self, body: BodyHandle, on: bool) {
+        self.particle_pairs.set_self_collision(body.0, on);
+    }
+
+    /// Pins particle `i` of the body (0-based within the body) where it is: it no longer moves
+    /// until [`World::unpin`] or [`World::set_positions`] moves it.
+    pub fn pin(&mut self, body: BodyHandle, i: usize) -> Result<(), BuildError> {
+        let k = self.particle_of(body, i)?;
+        self.particles.inv_mass[k] = 0.0;
+        self.particles.v[k] = Vec3::zeros();
+        Ok(())
+    }
+
+    /// Frees particle `i` of the body (0-based within the body), giving back its mass.
+    pub fn unpin(&mut self, body: BodyHandle, i: usize) -> Result<(), BuildError> {
+        let k = self.particle_of(body, i)?;
+        self.particles.inv_mass[k] = self.body(body).inv_mass;
+        Ok(())
+    }
+
+    /// The world index of particle `i` of `body`.
+    fn particle_of(&self, body: BodyHandle, i: usize) -> Result<usize, BuildError> {
+        let range = self.body(body).particles.clone();
+        validate::check(i < range.len(), "particle", || {
+            format!("= {i}: expected a particle index in 0..{}", range.len())
+        })?;
+        Ok(range.start + i)
+    }
+
+    /// Sets the scripted motion of a collider from now on (zero: static).
+    pub fn set_collider_motion(
+        &mut self,
+        collider: ColliderHandle,
+        motion: Motion,
+    ) -> Result<(), BuildError> {
+        validate::finite(&motion.velocity, "velocity")?;
+        validate::finite(&motion.spin, "spin")?;
+        self.colliders[collider.index()].motion = motion;
+        Ok(())
+    }
+
+    /// Moves a kinematic collider during the next frame by `translation` (m) and turns it by
+    /// `rotation` about its [center](Shape::center), at constant velocity, so that what it touches
+    /// is pushed and dragged with the collider's velocity. After that frame the collider follows
+    /// its scripted motion again (static by default): call this every frame to drive a collider
+    /// from a program.
+    pub fn move_collider(
+        &mut self,
+        collider: ColliderHandle,
+        translation: Vec3,
+        rotation: Quat,
+    ) -> Result<(), BuildError> {
+        validate::finite(&translation, "translation")?;
+        let dt = self.params.dt;
+        self.next_motion[collider.index()] = Some(Motion {
+            velocity: translation / dt,
+            spin: rotation.scaled_axis() / dt,
+        });
+        Ok(())
+    }
+
+    /// Advances `n` frames ([`World::step`]), stopping at the first error.
+    pub fn step_frames(&mut self, n: u32) -> Result<(), SimError> {
+        (0..n).try_for_each(|_| self.step())
     }
 
     /// Advances one frame of `params.dt` seconds in `params.substeps` substeps.
     ///
     /// With the `colored` method the frame runs with a [`Team`] of the current rayon pool's
     /// threads, kept together for the whole frame; otherwise on this thread alone.
-    pub fn step_frame(&mut self) -> Result<(), SimError> {
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let scripted: Vec<Option<Motion>> = self
+            .colliders
+            .iter_mut()
+            .zip(&mut self.next_motion)
+            .map(|(c, next)| next.take().map(|m| std::mem::replace(&mut c.motion, m)))
+            .collect();
         let h = self.params.h();
         let threads = match self.params.method {
             SolverMethod::Colored => rayon::current_num_threads(),
@@ -75,12 +367,17 @@ impl World {
                 self.substep(h, team);
             }
         });
+        for (c, motion) in self.colliders.iter_mut().zip(scripted) {
+            if let Some(motion) = motion {
+                c.motion = motion;
+            }
+        }
         self.frame += 1;
         self.check_finite()
     }
 
     /// One substep of the pipeline (DESIGN.md section 1), by the leader of `team`.
-    pub fn substep(&mut self, h: f32, team: &Team) {
+    fn substep(&mut self, h: f32, team: &Team) {
         let p = &self.params;
         let ps = &mut self.particles;
         let cs = &mut self.constraints;

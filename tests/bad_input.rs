@@ -1,5 +1,6 @@
 //! Bad scenes and meshes: a clear message naming the file, line and key, a non-zero exit, no
 //! panic, and nothing written.
+#![cfg(feature = "cli")]
 
 use std::process::Command;
 

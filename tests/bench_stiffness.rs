@@ -1,5 +1,6 @@
 //! `supple bench stiffness --quick` writes a CSV whose numbers show the physics: XPBD reaches
 //! Hooke's law, plain PBD stiffens with iterations.
+#![cfg(feature = "cli")]
 
 use std::collections::HashMap;
 use std::process::Command;

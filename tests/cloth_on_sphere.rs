@@ -18,10 +18,14 @@ fn colored_draped_cloth_never_penetrates_and_comes_to_rest() {
 fn drapes(method: SolverMethod) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/drape.toml");
     let mut world = load_scene(&path).unwrap().world;
-    world.params.method = method;
+    let params = supple::params::SolverParams {
+        method,
+        ..world.params().clone()
+    };
+    world.set_params(params).unwrap();
     let mut deepest = 0.0f32;
     for _ in 0..300 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
         deepest = deepest.max(FrameStats::measure(&world).max_penetration);
     }
     let stats = FrameStats::measure(&world);
@@ -35,7 +39,7 @@ fn drapes(method: SolverMethod) {
         stats.kinetic_energy
     );
     // Draped: the middle rests on the sphere top (radius 0.5 at y = 0.5), the rim reaches the ground.
-    let x = &world.particles.x;
+    let x = &world.particles().x;
     let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
     let low = x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
     assert!((top - 1.01).abs() < 0.02, "highest particle at {top} m");

@@ -1,4 +1,5 @@
 //! The same scene and settings give bit-identical results.
+#![cfg(feature = "cli")]
 
 use std::path::Path;
 use std::process::Command;

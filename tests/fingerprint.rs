@@ -6,14 +6,15 @@
 
 use std::path::Path;
 use supple::World;
-use supple::bench_step::workload_w;
+mod common;
+use common::workload_w;
 use supple::params::SolverMethod;
 use supple::scene::load_scene;
 
 /// FNV-1a (64 bits) over the bit patterns of every coordinate of every position.
 fn fingerprint(world: &World) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for x in &world.particles.x {
+    for x in &world.particles().x {
         for c in x.iter() {
             for byte in c.to_bits().to_le_bytes() {
                 hash ^= u64::from(byte);
@@ -26,7 +27,7 @@ fn fingerprint(world: &World) -> u64 {
 
 fn run(mut world: World, frames: u32) -> u64 {
     for _ in 0..frames {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
     fingerprint(&world)
 }

@@ -21,7 +21,7 @@ fn fall_from(y0: f32) -> (f32, f32) {
     );
     let mut world = parse_scene(&scene, Path::new("free_fall.toml")).unwrap();
     for _ in 0..100 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
     let stats = FrameStats::measure(&world);
     (y0 - stats.bodies[0].center_of_mass[1], stats.max_strain)

@@ -38,7 +38,7 @@ fn slide(degrees: f32, mu: f32, seconds: f32) -> f32 {
     let com = |w: &supple::World| FrameStats::measure(w).bodies[0].center_of_mass;
     let start = com(&world);
     for _ in 0..(seconds * 60.0).round() as u32 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
     let end = com(&world);
     // Down the slope: (cos θ, −sin θ, 0).

@@ -31,14 +31,14 @@ fn hanging_rope(stretch: &str, substeps: u32, iterations: u32, method: &str) -> 
     );
     let mut world = parse_scene(&scene, Path::new("rope.toml")).unwrap();
     for _ in 0..600 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
     world
 }
 
 /// Extension of each segment from the top, m.
 fn extensions(world: &World) -> Vec<f32> {
-    let x = &world.particles.x;
+    let x = &world.particles().x;
     let rest = LENGTH / SEGMENTS as f32;
     (0..SEGMENTS)
         .map(|k| (x[k + 1] - x[k]).norm() - rest)

@@ -1,4 +1,5 @@
 //! `supple import`: the scene written by `--out` reproduces the import; bad input writes nothing.
+#![cfg(feature = "cli")]
 
 use std::path::Path;
 use std::process::Command;

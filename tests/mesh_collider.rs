@@ -6,9 +6,9 @@ use supple::world::World;
 
 /// The deepest a particle has gone inside collider 0, m (0 when none is inside).
 fn depth_in_first_collider(world: &World) -> f32 {
-    let shape = &world.colliders[0].shape;
+    let shape = &world.colliders()[0].shape;
     world
-        .particles
+        .particles()
         .x
         .iter()
         .map(|&x| -shape.distance(x).0)
@@ -18,7 +18,7 @@ fn depth_in_first_collider(world: &World) -> f32 {
 /// Runs `frames` frames and returns the deepest penetration into collider 0 seen at any frame.
 fn deepest(world: &mut World, frames: u32) -> f32 {
     (0..frames).fold(0.0, |deepest, _| {
-        world.step_frame().unwrap();
+        world.step().unwrap();
         deepest.max(depth_in_first_collider(world))
     })
 }
@@ -29,7 +29,7 @@ fn cloth_drapes_over_the_shipped_mesh_without_entering_it() {
     let mut world = load_scene(&path).unwrap().world;
     let depth = deepest(&mut world, 180);
     let top = world
-        .particles
+        .particles()
         .x
         .iter()
         .map(|p| p.y)

@@ -7,7 +7,7 @@ use supple::world::World;
 
 /// The smallest distance between two particles of the world, m, and the pair.
 fn closest_pair(world: &World) -> (f32, usize, usize) {
-    let x = &world.particles.x;
+    let x = &world.particles().x;
     let mut best = (f32::MAX, 0, 0);
     for a in 0..x.len() {
         for b in a + 1..x.len() {
@@ -24,17 +24,17 @@ fn closest_pair(world: &World) -> (f32, usize, usize) {
 fn folded_cloth_keeps_its_layers_apart_and_stays_above_the_ground() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/folds.toml");
     let mut world = load_scene(&path).unwrap().world;
-    let thickness = world.particles.radius[0];
+    let thickness = world.particles().radius[0];
     let mut closest = f32::MAX;
     let mut lowest = f32::MAX;
     for frame in 0..240 {
-        world.step_frame().unwrap();
+        world.step().unwrap();
         if frame % 10 == 9 {
             closest = closest.min(closest_pair(&world).0);
         }
         lowest = lowest.min(
             world
-                .particles
+                .particles()
                 .x
                 .iter()
                 .map(|p| p.y)
@@ -43,7 +43,7 @@ fn folded_cloth_keeps_its_layers_apart_and_stays_above_the_ground() {
     }
     // It did fold: the 1 m sheet now lies within a few layers of the ground.
     let top = world
-        .particles
+        .particles()
         .x
         .iter()
         .map(|p| p.y)

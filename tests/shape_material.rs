@@ -7,13 +7,13 @@ use supple::scene::parse_scene;
 
 /// Distance between the first and last particle, m.
 fn end_to_end(world: &World) -> f32 {
-    let x = &world.particles.x;
+    let x = &world.particles().x;
     (x[x.len() - 1] - x[0]).norm()
 }
 
 /// Largest distance of a particle from the line through the first and last particle, m.
 fn off_line(world: &World) -> f32 {
-    let x = &world.particles.x;
+    let x = &world.particles().x;
     let (a, b) = (x[0], x[x.len() - 1]);
     let dir = (b - a).normalize();
     x.iter()
@@ -26,7 +26,7 @@ fn run(scene: &str, frames: usize) -> (World, f32) {
     let mut world = parse_scene(scene, Path::new("shape.toml")).unwrap();
     let mut most = 0.0f32;
     for _ in 0..frames {
-        world.step_frame().unwrap();
+        world.step().unwrap();
         most = most.max(off_line(&world));
     }
     (world, most)
@@ -58,7 +58,7 @@ fn a_rope_with_a_rigid_shape_swings_as_a_rod() {
         "rod length {}",
         end_to_end(&rod)
     );
-    let tip = rod.particles.x[10];
+    let tip = rod.particles().x[10];
     assert!(tip.y < 1.5, "the rod swung down: tip at {tip}");
 }
 

@@ -4,6 +4,7 @@
 //!
 //! Resolution 8 and 2 iterations of 10 substeps keep the whole file at a few seconds in release.
 //! Run with `--nocapture` to see the volume ratios.
+#![cfg(feature = "cli")]
 
 use std::path::{Path, PathBuf};
 use supple::World;
@@ -78,17 +79,15 @@ fn load(mesh: &Path, model: &str) -> Result<World, SceneError> {
 fn drop(name: &str, model: &str) -> f32 {
     let mut world = load(&shared(name), model).unwrap();
     let label = format!("{name} as {model}");
-    let rest = world.bodies[0].surface(&world.particles.x);
-    check_embedding(&world.bodies[0], &world, &label);
+    let rest = world.bodies()[0].surface(&world.particles().x);
+    check_embedding(&world.bodies()[0], &world, &label);
     for _ in 0..FRAMES {
-        world
-            .step_frame()
-            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        world.step().unwrap_or_else(|e| panic!("{label}: {e}"));
     }
-    let body = &world.bodies[0];
-    let surface = body.surface(&world.particles.x);
+    let body = &world.bodies()[0];
+    let surface = body.surface(&world.particles().x);
     assert_eq!(surface.len(), rest.len());
-    let points = || world.particles.x.iter().chain(&surface);
+    let points = || world.particles().x.iter().chain(&surface);
     assert!(
         points().all(|p| p.iter().all(|c| c.is_finite())),
         "{label}: not finite"
@@ -99,7 +98,7 @@ fn drop(name: &str, model: &str) -> f32 {
         "{label}: a point is {lowest} m below the ground"
     );
     let lowest_particle = world
-        .particles
+        .particles()
         .x
         .iter()
         .map(|p| p.y)
@@ -115,7 +114,7 @@ fn drop(name: &str, model: &str) -> f32 {
         stats.kinetic_energy
     );
     check_embedding(body, &world, &label);
-    let ratio = body.volume(&world.particles.x) / body.rest_volume;
+    let ratio = body.volume(&world.particles().x) / body.rest_volume;
     eprintln!("{label}: volume / rest volume = {ratio:.4}");
     assert!((ratio - 1.0).abs() < 0.1, "{label}: volume ratio {ratio}");
     ratio
@@ -125,7 +124,7 @@ fn drop(name: &str, model: &str) -> f32 {
 /// [0, 1], and lies inside that tet as it is now (the tet is not inverted or flat).
 fn check_embedding(body: &Body, world: &World, label: &str) {
     let Some(skin) = &body.skin else { return };
-    let x = &world.particles.x[body.particles.clone()];
+    let x = &world.particles().x[body.particles.clone()];
     let mut tets: Vec<[u32; 4]> = body.tets.iter().map(|t| sorted(*t)).collect();
     tets.sort_unstable();
     let surface = skin.skin(x);
@@ -195,11 +194,11 @@ fn open_meshes_are_refused_as_surface_with_a_hint() {
 #[test]
 fn a_rigid_body_keeps_its_shape() {
     let mut world = load(&shared("spot.obj"), "rigid").unwrap();
-    let rest = world.particles.x.clone();
+    let rest = world.particles().x.clone();
     for _ in 0..FRAMES {
-        world.step_frame().unwrap();
+        world.step().unwrap();
     }
-    let x = &world.particles.x;
+    let x = &world.particles().x;
     for i in (0..x.len()).step_by(7) {
         for j in (0..x.len()).step_by(11) {
             let d = (x[i] - x[j]).norm() - (rest[i] - rest[j]).norm();
@@ -213,7 +212,7 @@ fn shipped_meshes_are_closed_and_make_balloons() {
     let meshes = Path::new(env!("CARGO_MANIFEST_DIR")).join("meshes");
     for name in ["torus.obj", "capsule.obj", "rounded-box.obj"] {
         let world = load(&meshes.join(name), "surface").unwrap();
-        let body = &world.bodies[0];
+        let body = &world.bodies()[0];
         assert!(body.rest_volume > 0.0, "{name}: outward-wound");
     }
 }

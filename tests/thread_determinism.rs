@@ -2,7 +2,8 @@
 
 use std::path::Path;
 use supple::World;
-use supple::bench_step::workload_w;
+mod common;
+use common::workload_w;
 use supple::params::SolverMethod;
 use supple::scene::load_scene;
 
@@ -13,10 +14,10 @@ fn positions_after(mut world: World, frames: u32, threads: usize) -> Vec<[f32; 3
         .unwrap()
         .install(|| {
             for _ in 0..frames {
-                world.step_frame().unwrap();
+                world.step().unwrap();
             }
         });
-    world.particles.x.iter().map(|p| (*p).into()).collect()
+    world.particles().x.iter().map(|p| (*p).into()).collect()
 }
 
 #[test]
@@ -36,7 +37,11 @@ fn colored_scene_with_dihedral_bending_and_contacts_is_thread_independent() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/flag.toml");
     let world = || {
         let mut w = load_scene(&path).unwrap().world;
-        w.params.method = SolverMethod::Colored;
+        let params = supple::SolverParams {
+            method: SolverMethod::Colored,
+            ..w.params().clone()
+        };
+        w.set_params(params).unwrap();
         w
     };
     let one = positions_after(world(), 30, 1);
@@ -57,28 +62,32 @@ fn colored_soft_body_is_thread_independent() {
             method: SolverMethod::Colored,
             ..Default::default()
         };
-        let mut w = World::new(params);
-        w.add_collider(supple::collision::Collider {
-            shape: supple::collision::Shape::Plane {
-                point: supple::math::Vec3::new(0.0, -0.2, 0.0),
-                normal: supple::math::Vec3::new(0.3, 1.0, 0.0).normalize(),
-            },
-            material: supple::constraints::ContactMaterial {
-                static_friction: 0.5,
-                kinetic_friction: 0.4,
-                restitution: 0.0,
-            },
-            stiffness: Default::default(),
-            motion: Default::default(),
-        });
-        let material = supple::bodies::soft_body::SoftMaterial {
-            resolution: 8,
-            ..Default::default()
+        let mut w = World::new(params).unwrap();
+        let plane = supple::collision::Shape::Plane {
+            point: supple::math::Vec3::new(0.0, -0.2, 0.0),
+            normal: supple::math::Vec3::new(0.3, 1.0, 0.0).normalize(),
         };
-        let cube = supple::mesh::generate::cube();
-        supple::bodies::soft_body::add_soft_body(&mut w, "cube", &cube, 1.0, &material).unwrap();
+        let material = supple::ContactMaterial {
+            static_friction: 0.5,
+            kinetic_friction: 0.4,
+            restitution: 0.0,
+        };
+        w.add_collider(supple::Collider {
+            material,
+            ..supple::Collider::new(plane)
+        })
+        .unwrap();
+        let cube = supple::SoftBodyDesc {
+            name: "cube".into(),
+            material: supple::SoftMaterial {
+                resolution: 8,
+                ..Default::default()
+            },
+            ..supple::SoftBodyDesc::new(supple::mesh::generate::cube(), 1.0)
+        };
+        w.add_soft_body(&cube).unwrap();
         assert!(
-            w.constraints
+            w.constraints()
                 .volume
                 .blocks()
                 .colors

@@ -1,5 +1,6 @@
 //! A fast particle does not pass through a thin collider.
 
+use supple::RopeDesc;
 use supple::collision::{Collider, Shape};
 use supple::math::{Quat, Vec3};
 use supple::params::SolverParams;
@@ -11,29 +12,31 @@ fn lowest_after_hitting_the_plate(substeps: u32, height: f32) -> f32 {
     let mut world = World::new(SolverParams {
         substeps,
         ..SolverParams::default()
-    });
-    world.add_collider(Collider {
-        shape: Shape::Box {
+    })
+    .unwrap();
+    world
+        .add_collider(Collider::new(Shape::Box {
             center: Vec3::zeros(),
             half_extents: Vec3::new(0.5, 0.005, 0.5),
             rotation: Quat::identity(),
-        },
-        material: supple::constraints::ContactMaterial {
-            static_friction: 0.5,
-            kinetic_friction: 0.5,
-            restitution: 0.0,
-        },
-        stiffness: Default::default(),
-        motion: Default::default(),
-    });
-    let i = world
-        .particles
-        .push(Vec3::new(0.0, 0.005 + height, 0.0), 1.0, 0.01, 0);
-    world.particles.v[i] = Vec3::new(0.0, -10.0, 0.0);
+        }))
+        .unwrap();
+    // Two particles side by side on a rigid link: they fall as one.
+    let y = 0.005 + height;
+    let pair = RopeDesc::new(Vec3::new(-0.01, y, 0.0), Vec3::new(0.01, y, 0.0), 1, 2.0);
+    let body = world.add_rope(&pair).unwrap();
+    world
+        .set_velocities(body, &[Vec3::new(0.0, -10.0, 0.0); 2])
+        .unwrap();
     let mut lowest = f32::MAX;
     for _ in 0..30 {
-        world.step_frame().unwrap();
-        lowest = lowest.min(world.particles.x[i].y);
+        world.step().unwrap();
+        let low = world
+            .positions(body)
+            .iter()
+            .map(|p| p.y)
+            .fold(f32::MAX, f32::min);
+        lowest = lowest.min(low);
     }
     lowest
 }

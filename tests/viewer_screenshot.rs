@@ -12,8 +12,12 @@ use supple::viewer::{ViewerError, screenshot};
 fn world() -> World {
     let mut world = load_scene(Path::new("scenes/default.toml")).unwrap().world;
     if cfg!(debug_assertions) {
-        world.params.substeps = 2;
-        world.params.iterations = 2;
+        let params = supple::SolverParams {
+            substeps: 2,
+            iterations: 2,
+            ..world.params().clone()
+        };
+        world.set_params(params).unwrap();
     }
     world
 }

@@ -23,6 +23,17 @@ pub enum BodyKind {
     Soft,
 }
 
+impl BodyKind {
+    /// The kind's name, as in a scene file's tables: `cloth`, `rope` or `soft_body`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BodyKind::Cloth => "cloth",
+            BodyKind::Rope => "rope",
+            BodyKind::Soft => "soft_body",
+        }
+    }
+}
+
 /// A body of the world.
 #[derive(Clone, Debug)]
 pub struct Body {
@@ -48,6 +59,9 @@ pub struct Body {
     pub tets: Vec<[u32; 4]>,
     /// Rest volume of a soft body, m³ (0 for cloth and rope).
     pub rest_volume: Real,
+    /// Inverse mass of each of the body's particles when it is not pinned, 1/kg (a body's mass
+    /// is spread equally over its particles).
+    pub inv_mass: Real,
 }
 
 impl Body {

@@ -4,78 +4,126 @@ use super::{Body, BodyKind};
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
+use crate::shape_matching::ClusterMaterial;
+use crate::validate::{self, Checked};
 
-/// A rope's description.
+/// A rope to add to a world ([`World::add_rope`](crate::World::add_rope)): a straight chain of
+/// particles from `start` to `end`. The defaults are those of a scene's `[[rope]]` table.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RopeSpec {
-    /// Unique name.
+pub struct RopeDesc {
+    /// Unique name (default empty: `rope<n>` for the n-th rope of the world).
     pub name: String,
     /// First particle, m.
     pub start: Vec3,
     /// Last particle, m.
     pub end: Vec3,
-    /// Number of segments; the rope has `segments + 1` particles.
+    /// Number of segments (≥ 1); the rope has `segments + 1` particles.
     pub segments: u32,
     /// Total mass, kg, spread equally over the particles.
     pub mass: Real,
-    /// Pin the first particle.
+    /// Pin the first particle (default false).
     pub pin_start: bool,
-    /// Pin the last particle.
+    /// Pin the last particle (default false).
     pub pin_end: bool,
-    /// Stiffness of the segments.
+    /// Stiffness of the segments (default rigid XPBD).
     pub stretch: Stiffness,
-    /// Bending: distance constraints between particles two apart, if any.
+    /// Bending: distance constraints between particles two apart (default none).
     pub bend: Option<Stiffness>,
-    /// Collision distance, m.
+    /// Collision distance, m (default 0.01).
     pub thickness: Real,
-    /// Müller 2007 damping in [0, 1].
+    /// Müller 2007 damping in [0, 1] (default 0).
     pub damping: Real,
+    /// Make the whole rope one shape-matching cluster with this material (default none).
+    pub shape: Option<ClusterMaterial>,
 }
 
-/// Adds a rope to the world and returns its body.
-pub fn add_rope(
-    ps: &mut ParticleSet,
-    cs: &mut ConstraintSets,
-    body_index: u32,
-    spec: &RopeSpec,
-) -> Body {
-    let start = ps.len();
-    let n = spec.segments as usize + 1;
-    let inv_mass = n as Real / spec.mass;
-    for k in 0..n {
-        let x = spec
-            .start
-            .lerp(&spec.end, k as Real / spec.segments as Real);
-        let pinned = (k == 0 && spec.pin_start) || (k == n - 1 && spec.pin_end);
-        ps.push(
-            x,
-            if pinned { 0.0 } else { inv_mass },
-            spec.thickness,
-            body_index,
-        );
-    }
-    let segment = cs.stretch.materials.add(spec.stretch);
-    for k in start..start + n - 1 {
-        let rest = (ps.x[k + 1] - ps.x[k]).norm();
-        cs.stretch.push(k as u32, k as u32 + 1, rest, segment);
-    }
-    if let Some(bend) = spec.bend {
-        let mat = cs.bend_distance.materials.add(bend);
-        for k in start..(start + n).saturating_sub(2) {
-            let rest = (ps.x[k + 2] - ps.x[k]).norm();
-            cs.bend_distance.push(k as u32, k as u32 + 2, rest, mat);
+impl RopeDesc {
+    /// A rope of `segments` segments and `mass` kg from `start` to `end`, with the defaults.
+    pub fn new(start: Vec3, end: Vec3, segments: u32, mass: Real) -> Self {
+        RopeDesc {
+            name: String::new(),
+            start,
+            end,
+            segments,
+            mass,
+            pin_start: false,
+            pin_end: false,
+            stretch: Stiffness::default(),
+            bend: None,
+            thickness: 0.01,
+            damping: 0.0,
+            shape: None,
         }
     }
-    cs.schedule();
-    Body {
-        name: spec.name.clone(),
-        kind: BodyKind::Rope,
-        particles: start..ps.len(),
-        triangles: Vec::new(),
-        damping: spec.damping,
-        drag: 0.0,
-        skin: None,
-        tets: Vec::new(),
-        rest_volume: 0.0,
+
+    /// Checks every field (keys as in a scene's `[[rope]]` table).
+    pub fn validate(&self) -> Checked {
+        validate::finite(&self.start, "start")?;
+        validate::finite(&self.end, "end")?;
+        validate::check(self.start != self.end, "end", || {
+            "is the same point as `start`: expected a rope of non-zero length".into()
+        })?;
+        validate::at_least(self.segments, 1, "segments")?;
+        validate::positive(self.mass, "mass", "a mass in kg")?;
+        validate::stiffness(&self.stretch, "stretch")?;
+        if let Some(bend) = &self.bend {
+            validate::stiffness(bend, "bend")?;
+        }
+        validate::positive(self.thickness, "thickness", "a distance in m")?;
+        validate::in_unit(self.damping, "damping")?;
+        if let Some(shape) = &self.shape {
+            shape.validate().map_err(|e| e.within("shape"))?;
+        }
+        Ok(())
+    }
+
+    /// Adds the rope's particles and constraints (the description is valid); returns its body,
+    /// called `name`, the world's body number `body_index`.
+    pub(crate) fn build(
+        &self,
+        name: String,
+        ps: &mut ParticleSet,
+        cs: &mut ConstraintSets,
+        body_index: u32,
+    ) -> Body {
+        let start = ps.len();
+        let n = self.segments as usize + 1;
+        let inv_mass = n as Real / self.mass;
+        for k in 0..n {
+            let x = self
+                .start
+                .lerp(&self.end, k as Real / self.segments as Real);
+            let pinned = (k == 0 && self.pin_start) || (k == n - 1 && self.pin_end);
+            ps.push(
+                x,
+                if pinned { 0.0 } else { inv_mass },
+                self.thickness,
+                body_index,
+            );
+        }
+        let segment = cs.stretch.materials.add(self.stretch);
+        for k in start..start + n - 1 {
+            let rest = (ps.x[k + 1] - ps.x[k]).norm();
+            cs.stretch.push(k as u32, k as u32 + 1, rest, segment);
+        }
+        if let Some(bend) = self.bend {
+            let mat = cs.bend_distance.materials.add(bend);
+            for k in start..(start + n).saturating_sub(2) {
+                let rest = (ps.x[k + 2] - ps.x[k]).norm();
+                cs.bend_distance.push(k as u32, k as u32 + 2, rest, mat);
+            }
+        }
+        Body {
+            name,
+            kind: BodyKind::Rope,
+            particles: start..ps.len(),
+            triangles: Vec::new(),
+            damping: self.damping,
+            drag: 0.0,
+            skin: None,
+            tets: Vec::new(),
+            rest_volume: 0.0,
+            inv_mass,
+        }
     }
 }

@@ -10,14 +10,16 @@
 //!   for meshes that are closed.
 
 use super::{Body, BodyKind};
-use crate::constraints::Stiffness;
+use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::TriMesh;
 use crate::mesh::tetrahedralize::{Lattice, tet_edges, tetrahedralize};
 use crate::mesh::topology::{edges, is_closed, triangle_pairs};
-use crate::shape_matching::ClusterMaterial;
-use crate::world::World;
+use crate::particles::ParticleSet;
+use crate::shape_matching::{ClusterMaterial, ClusterSet};
+use crate::validate::{self, Checked};
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// How a soft body holds its shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -149,57 +151,145 @@ pub fn place_mesh(mesh: &mut TriMesh, scale: Real, rotation: Quat, center: Optio
     super::cloth::place(&mut mesh.positions, rotation, center);
 }
 
-/// Adds a soft body of `mass` kg made from `mesh` (cleaned, in world coordinates) to `world`.
-pub fn add_soft_body(
-    world: &mut World,
-    name: &str,
-    mesh: &TriMesh,
-    mass: Real,
-    material: &SoftMaterial,
-) -> Result<(), SoftBodyError> {
-    if mesh.triangles.is_empty() {
-        return Err(SoftBodyError::Empty);
-    }
-    let body = if material.model.is_volumetric() {
-        let lattice = tetrahedralize(mesh, material.resolution);
-        add_lattice(world, name, mesh, &lattice, mass, material)
-    } else {
-        if !is_closed(&mesh.triangles) {
-            let boundary_edges = crate::mesh::topology::boundary_edge_count(&mesh.triangles);
-            return Err(SoftBodyError::NotClosed { boundary_edges });
-        }
-        add_surface(world, name, mesh, mass, material)
-    };
-    world.bodies.push(body);
-    world.constraints.schedule();
-    Ok(())
+/// A soft body to add to a world ([`World::add_soft_body`](crate::World::add_soft_body)): a
+/// surface mesh (cleaned, in world coordinates, m) made into the `material`'s model. The
+/// defaults are those of a scene's `[[soft_body]]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoftBodyDesc {
+    /// Unique name (default empty: `soft_body<n>` for the n-th soft body of the world).
+    pub name: String,
+    /// The surface, in world coordinates, m (see [`TriMesh::load`], [`fit_scale`] and
+    /// [`place_mesh`]).
+    pub mesh: TriMesh,
+    /// Total mass, kg, spread equally over the particles.
+    pub mass: Real,
+    /// Model and material (default: tets, see [`SoftMaterial`]).
+    pub material: SoftMaterial,
 }
 
-/// Adds the particles at `positions` sharing `mass` equally; returns the first one's index.
-fn add_particles(world: &mut World, positions: &[Vec3], mass: Real, thickness: Real) -> usize {
-    let start = world.particles.len();
-    let inv_mass = positions.len() as Real / mass;
-    let index = world.bodies.len() as u32;
+impl SoftBodyDesc {
+    /// A soft body of `mass` kg from `mesh`, with the default material.
+    pub fn new(mesh: TriMesh, mass: Real) -> Self {
+        SoftBodyDesc {
+            name: String::new(),
+            mesh,
+            mass,
+            material: SoftMaterial::default(),
+        }
+    }
+
+    /// Checks every field (keys as in a scene's `[[soft_body]]` table); the mesh is checked
+    /// when the body is built.
+    pub fn validate(&self) -> Checked {
+        let m = &self.material;
+        validate::positive(self.mass, "mass", "a mass in kg")?;
+        for (k, p) in self.mesh.positions.iter().enumerate() {
+            validate::finite(p, &format!("mesh.positions[{k}]"))?;
+        }
+        validate::at_least(m.resolution, 1, "resolution")?;
+        validate::check(m.resolution <= MAX_RESOLUTION, "resolution", || {
+            format!(
+                "= {}: expected at most {MAX_RESOLUTION} cells along the longest side",
+                m.resolution
+            )
+        })?;
+        validate::stiffness(&m.edge, "edge")?;
+        validate::stiffness(&m.volume, "volume")?;
+        validate::stiffness(&m.bend, "bend")?;
+        validate::positive(m.pressure, "pressure", "a pressure factor")?;
+        m.shape.validate().map_err(|e| e.within("shape"))?;
+        validate::positive(m.thickness, "thickness", "a distance in m")?;
+        validate::in_unit(m.damping, "damping")?;
+        Ok(())
+    }
+
+    /// Adds the body's particles, constraints and clusters (the description is valid); returns
+    /// its body, called `name`, the world's body number `body_index`.
+    pub(crate) fn build(
+        &self,
+        name: String,
+        ps: &mut ParticleSet,
+        cs: &mut ConstraintSets,
+        clusters: &mut ClusterSet,
+        body_index: u32,
+    ) -> Result<Body, SoftBodyError> {
+        let (mesh, material) = (&self.mesh, &self.material);
+        if mesh.triangles.is_empty() {
+            return Err(SoftBodyError::Empty);
+        }
+        let mut body = if material.model.is_volumetric() {
+            let lattice = tetrahedralize(mesh, material.resolution);
+            let start = add_particles(ps, &lattice.positions, body_index, self);
+            add_lattice(ps, cs, clusters, start, &lattice, material);
+            Body {
+                skin: Some(lattice.skin),
+                tets: lattice.tets,
+                ..self.body(name, start..ps.len())
+            }
+        } else {
+            if !is_closed(&mesh.triangles) {
+                let boundary_edges = crate::mesh::topology::boundary_edge_count(&mesh.triangles);
+                return Err(SoftBodyError::NotClosed { boundary_edges });
+            }
+            let start = add_particles(ps, &mesh.positions, body_index, self);
+            add_surface(ps, cs, start, mesh, material);
+            self.body(name, start..ps.len())
+        };
+        body.rest_volume = body.volume(&ps.x);
+        Ok(body)
+    }
+
+    /// The body of particles `particles`, without skin or tets.
+    fn body(&self, name: String, particles: Range<usize>) -> Body {
+        let count = particles.len();
+        Body {
+            name,
+            kind: BodyKind::Soft,
+            particles,
+            triangles: self.mesh.triangles.clone(),
+            damping: self.material.damping,
+            drag: 0.0,
+            skin: None,
+            tets: Vec::new(),
+            rest_volume: 0.0,
+            inv_mass: count as Real / self.mass,
+        }
+    }
+}
+
+/// Most lattice cells along a soft body's longest side: finer lattices are refused before
+/// anything is allocated.
+pub const MAX_RESOLUTION: u32 = 128;
+
+/// Adds the particles at `positions` sharing the body's mass equally; returns the first one's
+/// index.
+fn add_particles(
+    ps: &mut ParticleSet,
+    positions: &[Vec3],
+    body_index: u32,
+    desc: &SoftBodyDesc,
+) -> usize {
+    let start = ps.len();
+    let inv_mass = positions.len() as Real / desc.mass;
     for &x in positions {
-        world.particles.push(x, inv_mass, thickness, index);
+        ps.push(x, inv_mass, desc.material.thickness, body_index);
     }
     start
 }
 
+/// The constraints or clusters of a volumetric model over its lattice, whose particles start
+/// at `start`.
 fn add_lattice(
-    world: &mut World,
-    name: &str,
-    mesh: &TriMesh,
+    ps: &ParticleSet,
+    cs: &mut ConstraintSets,
+    clusters: &mut ClusterSet,
+    start: usize,
     lattice: &Lattice,
-    mass: Real,
     material: &SoftMaterial,
-) -> Body {
-    let start = add_particles(world, &lattice.positions, mass, material.thickness);
+) {
     let at = |i: u32| start as u32 + i;
-    let ps = &world.particles;
     match material.model {
         SoftModel::Tets => {
-            let cs = &mut world.constraints;
             let edge = cs.stretch.materials.add(material.edge);
             for [a, b] in tet_edges(&lattice.tets) {
                 let rest = (ps.x[at(a) as usize] - ps.x[at(b) as usize]).norm();
@@ -213,32 +303,15 @@ fn add_lattice(
         SoftModel::Clusters => {
             for members in lattice_clusters(&lattice.coords) {
                 let members: Vec<u32> = members.into_iter().map(at).collect();
-                world
-                    .clusters
-                    .push(&members, &ps.x, &ps.inv_mass, material.shape);
+                clusters.push(&members, &ps.x, &ps.inv_mass, material.shape);
             }
         }
         SoftModel::Rigid => {
             let members: Vec<u32> = (0..lattice.positions.len() as u32).map(at).collect();
-            world
-                .clusters
-                .push(&members, &ps.x, &ps.inv_mass, material.shape);
+            clusters.push(&members, &ps.x, &ps.inv_mass, material.shape);
         }
         SoftModel::Surface => unreachable!("the surface model has no lattice"),
     }
-    let mut body = Body {
-        name: name.to_string(),
-        kind: BodyKind::Soft,
-        particles: start..world.particles.len(),
-        triangles: mesh.triangles.clone(),
-        damping: material.damping,
-        drag: 0.0,
-        skin: Some(lattice.skin.clone()),
-        tets: lattice.tets.clone(),
-        rest_volume: 0.0,
-    };
-    body.rest_volume = body.volume(&world.particles.x);
-    body
 }
 
 /// Overlapping clusters over lattice coordinates: the lattice points within one step of every
@@ -275,16 +348,16 @@ fn lattice_clusters(coords: &[[i32; 3]]) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// The edges, bending and enclosed volume of a `surface` body, whose particles (the mesh's
+/// vertices) start at `start`.
 fn add_surface(
-    world: &mut World,
-    name: &str,
+    ps: &ParticleSet,
+    cs: &mut ConstraintSets,
+    start: usize,
     mesh: &TriMesh,
-    mass: Real,
     material: &SoftMaterial,
-) -> Body {
-    let start = add_particles(world, &mesh.positions, mass, material.thickness);
+) {
     let at = |i: u32| start as u32 + i;
-    let (ps, cs) = (&world.particles, &mut world.constraints);
     let edge = cs.stretch.materials.add(material.edge);
     for [a, b] in edges(&mesh.triangles) {
         let rest = (mesh.positions[a as usize] - mesh.positions[b as usize]).norm();
@@ -298,20 +371,7 @@ fn add_surface(
     let range = start..ps.len();
     let world_tris = mesh.triangles.iter().map(|t| t.map(at)).collect();
     cs.pressure
-        .push(range.clone(), world_tris, &ps.x, material.pressure, volume);
-    let mut body = Body {
-        name: name.to_string(),
-        kind: BodyKind::Soft,
-        particles: range,
-        triangles: mesh.triangles.clone(),
-        damping: material.damping,
-        drag: 0.0,
-        skin: None,
-        tets: Vec::new(),
-        rest_volume: 0.0,
-    };
-    body.rest_volume = body.volume(&ps.x);
-    body
+        .push(range, world_tris, &ps.x, material.pressure, volume);
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `supple bench`: the stiffness-vs-iterations experiment of [`crate::bench`] here, and the step
 //! benchmark in [`super::bench_step`].
 
-use crate::bench::{run_point, sweep, write_outputs};
+use crate::cli::experiments::stiffness::{run_point, sweep, write_outputs};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;

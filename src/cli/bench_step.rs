@@ -1,7 +1,7 @@
 //! `supple bench step`: the step benchmark on workload W (see [`crate::bench_step`]).
 
 use super::parse_method;
-use crate::bench_step::{StepResult, TIMED_FRAMES, bench_w};
+use crate::cli::experiments::step::{StepResult, TIMED_FRAMES, bench_w};
 use crate::export::write_atomic;
 use crate::params::SolverMethod;
 use clap::Args;

@@ -161,7 +161,9 @@ pub fn import_scene(args: &ImportArgs) -> anyhow::Result<Scene> {
 fn import_error(e: SceneError, mesh: &Path) -> anyhow::Error {
     match e {
         SceneError::Mesh { source, .. } => anyhow::anyhow!("{source}"),
-        SceneError::SoftBody { source, .. } => anyhow::anyhow!("{}: {source}", mesh.display()),
+        SceneError::Invalid { key, message, .. } if key == "soft_body[0].mesh" => {
+            anyhow::anyhow!("{}: {message}", mesh.display())
+        }
         SceneError::Invalid { key, message, .. } => {
             anyhow::anyhow!("{}: `{key}` {message}", mesh.display())
         }

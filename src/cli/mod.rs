@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_step;
+pub mod experiments;
 pub mod import;
 pub mod run;
 

@@ -183,7 +183,7 @@ pub fn run_headless(
     let mut wall_s = 0.0;
     for _ in 0..frames {
         let t = Instant::now();
-        world.step_frame()?;
+        world.step()?;
         let step = t.elapsed().as_secs_f64();
         wall_s += step;
         last = FrameStats::measure(&world);

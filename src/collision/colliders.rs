@@ -4,6 +4,7 @@
 use super::mesh::MeshShape;
 use crate::constraints::{ContactMaterial, Stiffness};
 use crate::math::{Quat, Real, Vec3};
+use crate::validate::{self, Checked};
 use std::sync::Arc;
 
 /// A collider's geometry.
@@ -54,6 +55,57 @@ pub struct Collider {
 }
 
 impl Collider {
+    /// A static collider of `shape`, with the default contact material (friction 0.3, no
+    /// bounce) and rigid contacts.
+    pub fn new(shape: Shape) -> Self {
+        Collider {
+            shape,
+            material: ContactMaterial::default(),
+            stiffness: Stiffness::default(),
+            motion: Motion::default(),
+        }
+    }
+
+    /// Checks every field (keys as in a scene's `[[collider]]` table).
+    pub fn validate(&self) -> Checked {
+        match &self.shape {
+            Shape::Plane { point, normal } => {
+                validate::finite(point, "point")?;
+                validate::finite(normal, "normal")?;
+                validate::check(normal.norm() > 0.0, "normal", || {
+                    "is zero: expected a direction".into()
+                })?;
+            }
+            Shape::Sphere { center, radius } => {
+                validate::finite(center, "center")?;
+                validate::positive(*radius, "radius", "a radius in m")?;
+            }
+            Shape::Box {
+                center,
+                half_extents,
+                ..
+            } => {
+                validate::finite(center, "center")?;
+                for h in half_extents.iter() {
+                    validate::positive(*h, "half_extents", "a half extent in m")?;
+                }
+            }
+            Shape::Capsule { a, b, radius } => {
+                validate::finite(a, "a")?;
+                validate::finite(b, "b")?;
+                validate::positive(*radius, "radius", "a radius in m")?;
+            }
+            Shape::Mesh { position, .. } => validate::finite(position, "position")?,
+        }
+        let m = &self.material;
+        validate::non_negative(m.static_friction, "static_friction")?;
+        validate::non_negative(m.kinetic_friction, "kinetic_friction")?;
+        validate::in_unit(m.restitution, "restitution")?;
+        validate::stiffness(&self.stiffness, "stiffness")?;
+        validate::finite(&self.motion.velocity, "motion.velocity")?;
+        validate::finite(&self.motion.spin, "motion.spin")
+    }
+
     /// Moves the collider along its motion for `h` seconds: its center by `velocity · h`, and
     /// its orientation by the rotation of angle `|spin| h` about `spin`, about the center.
     pub fn advance(&mut self, h: Real) {

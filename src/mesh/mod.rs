@@ -19,3 +19,12 @@ pub struct TriMesh {
     /// Triangles as 0-based indices into `positions`.
     pub triangles: Vec<[u32; 3]>,
 }
+
+impl TriMesh {
+    /// Reads the OBJ file at `path` ([`obj::load_obj`]) and cleans it with the default weld
+    /// tolerance ([`clean::clean`]): the mesh a soft body is made from.
+    pub fn load(path: &std::path::Path) -> Result<TriMesh, obj::ObjError> {
+        let raw = obj::load_obj(path)?;
+        Ok(clean::clean(&raw, clean::default_weld_tolerance(&raw)).0)
+    }
+}

@@ -221,7 +221,7 @@ impl Viewer {
     /// Simulates one frame; false when the simulation failed (the error is shown).
     fn step(&mut self) -> bool {
         let start = Instant::now();
-        let result = self.world.step_frame();
+        let result = self.world.step();
         let ms = start.elapsed().as_secs_f64() * 1e3;
         self.step_ms.add(ms, self.world.params.dt as f64);
         match result {

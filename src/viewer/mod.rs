@@ -85,7 +85,7 @@ fn render_still(mut world: World, title: &str, frames: u64, path: &Path) -> anyh
     surface.set_background_color(scene_view::BACKGROUND);
     let mut view = scene_view::SceneView::new(&world);
     for _ in 0..frames {
-        world.step_frame()?;
+        world.step()?;
     }
     view.sync(&world);
     let window = surface.window_mut();

@@ -349,42 +349,34 @@ pub fn framing_camera(bounds: (Vec3, Vec3)) -> OrbitCamera3d {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RopeDesc;
     use crate::collision::Collider;
-    use crate::constraints::Stiffness;
     use crate::params::SolverParams;
     use kiss3d::prelude::Camera3d;
 
-    fn collider(shape: Shape) -> Collider {
-        Collider {
-            shape,
-            material: crate::constraints::ContactMaterial {
-                static_friction: 0.5,
-                kinetic_friction: 0.5,
-                restitution: 0.0,
-            },
-            stiffness: Stiffness::default(),
-            motion: Default::default(),
-        }
-    }
-
     #[test]
     fn bounds_cover_particles_colliders_and_the_ground_below() {
-        let mut world = World::new(SolverParams::default());
-        world.particles.push(Vec3::new(0.0, 2.0, 0.0), 1.0, 0.01, 0);
-        world.particles.push(Vec3::new(1.0, 3.0, 0.5), 1.0, 0.01, 0);
-        world.add_collider(collider(Shape::Sphere {
-            center: Vec3::new(-1.0, 1.0, 0.0),
-            radius: 0.5,
-        }));
-        world.add_collider(collider(Shape::Box {
-            center: Vec3::new(3.0, 1.0, 0.0),
-            half_extents: Vec3::new(1.0, 0.1, 0.1),
-            rotation: Quat::from_axis_angle(&Vec3::z_axis(), std::f32::consts::FRAC_PI_2),
-        }));
-        world.add_collider(collider(Shape::Plane {
-            point: Vec3::new(0.0, -0.5, 0.0),
-            normal: Vec3::y(),
-        }));
+        let mut world = World::new(SolverParams::default()).unwrap();
+        let rope = RopeDesc::new(Vec3::new(0.0, 2.0, 0.0), Vec3::new(1.0, 3.0, 0.5), 1, 1.0);
+        world.add_rope(&rope).unwrap();
+        let shapes = [
+            Shape::Sphere {
+                center: Vec3::new(-1.0, 1.0, 0.0),
+                radius: 0.5,
+            },
+            Shape::Box {
+                center: Vec3::new(3.0, 1.0, 0.0),
+                half_extents: Vec3::new(1.0, 0.1, 0.1),
+                rotation: Quat::from_axis_angle(&Vec3::z_axis(), std::f32::consts::FRAC_PI_2),
+            },
+            Shape::Plane {
+                point: Vec3::new(0.0, -0.5, 0.0),
+                normal: Vec3::y(),
+            },
+        ];
+        for shape in shapes {
+            world.add_collider(Collider::new(shape)).unwrap();
+        }
         let (lo, hi) = scene_bounds(&world);
         assert!((lo - Vec3::new(-1.5, -0.5, -0.5)).norm() < 1e-5, "{lo}");
         assert!((hi - Vec3::new(3.1, 3.0, 0.5)).norm() < 1e-5, "{hi}");

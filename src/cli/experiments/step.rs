@@ -24,7 +24,7 @@ pub fn workload_w(n: u32, method: SolverMethod) -> World {
         method,
         ..SolverParams::default()
     };
-    crate::bench::cloth_w(n, Stiffness::default(), params)
+    crate::cli::experiments::stiffness::cloth_w(n, Stiffness::default(), params)
 }
 
 /// One row of the step benchmark.
@@ -52,12 +52,12 @@ pub struct StepResult {
 pub fn bench_w(n: u32, method: SolverMethod, frames: u32) -> Result<StepResult, SimError> {
     let mut world = workload_w(n, method);
     for _ in 0..WARMUP_FRAMES {
-        world.step_frame()?;
+        world.step()?;
     }
     let mut ms = Vec::with_capacity(frames as usize);
     for _ in 0..frames {
         let t = Instant::now();
-        world.step_frame()?;
+        world.step()?;
         ms.push(1e3 * t.elapsed().as_secs_f64());
     }
     ms.sort_by(f64::total_cmp);
@@ -116,8 +116,8 @@ mod tests {
             assert_eq!(blocks.colors, vec![vec![0]]);
         }
         for _ in 0..3 {
-            gs.step_frame().unwrap();
-            colored.step_frame().unwrap();
+            gs.step().unwrap();
+            colored.step().unwrap();
         }
         assert_eq!(gs.particles.x, colored.particles.x);
     }

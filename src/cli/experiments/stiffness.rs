@@ -9,8 +9,8 @@
 //! after gravity inside each substep, would weaken gravity by `exp(−c h)` (0.8% at `c = 2`/s,
 //! `h = 1/240` s). Then the run is measured ([`RunResult`]).
 
-use crate::bodies::cloth::{self, BendKind, ClothMaterial};
-use crate::bodies::rope::{RopeSpec, add_rope};
+use crate::bodies::cloth::ClothDesc;
+use crate::bodies::rope::RopeDesc;
 use crate::constraints::Stiffness;
 use crate::export::write_atomic;
 use crate::math::{Real, Vec3};
@@ -87,53 +87,24 @@ pub fn bench_params(substeps: u32, iterations: u32) -> SolverParams {
 /// The benchmark rope: [`ROPE_SEGMENTS`] segments of `ROPE_LENGTH / ROPE_SEGMENTS` m hanging
 /// straight down from a pin at the origin, [`ROPE_MASS`] kg spread over its particles, no bending.
 pub fn rope(stiffness: Stiffness, params: SolverParams) -> World {
-    let mut world = World::new(params);
-    let spec = RopeSpec {
+    let mut world = World::new(params).expect("benchmark settings are valid");
+    let end = Vec3::new(0.0, -ROPE_LENGTH, 0.0);
+    let desc = RopeDesc {
         name: "rope".to_string(),
-        start: Vec3::zeros(),
-        end: Vec3::new(0.0, -ROPE_LENGTH, 0.0),
-        segments: ROPE_SEGMENTS as u32,
-        mass: ROPE_MASS,
         pin_start: true,
-        pin_end: false,
         stretch: stiffness,
-        bend: None,
-        thickness: 0.01,
-        damping: 0.0,
+        ..RopeDesc::new(Vec3::zeros(), end, ROPE_SEGMENTS as u32, ROPE_MASS)
     };
-    let body = add_rope(&mut world.particles, &mut world.constraints, 0, &spec);
-    world.bodies.push(body);
+    world.add_rope(&desc).expect("the benchmark rope is valid");
     world
 }
 
-/// Workload W (`shared/bench/README.md`): an `n × n` grid spanning [0, 1] m × [0, 1] m in the XZ
-/// plane at y = 0 (the j = 0 edge on z = 0), particles 0 and `n − 1` pinned, 1/n² kg on every particle,
-/// stretch and shear on every triangle edge, cross-distance bending, all with `stiffness`.
+/// Workload W ([`ClothDesc::workload_w`]) with `stiffness` on every constraint.
 pub fn cloth_w(n: u32, stiffness: Stiffness, params: SolverParams) -> World {
-    let mut world = World::new(params);
-    let (x, triangles) = cloth::grid(n, n, [1.0, 1.0], Vec3::new(0.5, 0.0, 0.5), false);
-    let material = ClothMaterial {
-        stretch: stiffness,
-        shear: stiffness,
-        bend: Some((stiffness, BendKind::CrossDistance)),
-        thickness: 0.01,
-        damping: 0.0,
-        drag: 0.0,
-    };
-    // `add_cloth` spreads the mass over all n² particles: 1 kg gives 1/n² kg each.
-    let body = cloth::add_cloth(
-        &mut world.particles,
-        &mut world.constraints,
-        0,
-        "cloth",
-        &x,
-        triangles,
-        &[0, n as usize - 1],
-        1.0,
-        &material,
-        |a, b| cloth::is_grid_diagonal(n, a, b),
-    );
-    world.bodies.push(body);
+    let mut world = World::new(params).expect("benchmark settings are valid");
+    world
+        .add_cloth(&ClothDesc::workload_w(n, stiffness))
+        .expect("W is valid");
     world
 }
 
@@ -192,7 +163,7 @@ pub fn run_point(spec: &RunSpec) -> Result<RunResult, SimError> {
     let mut wall_s = 0.0;
     for _ in 0..frames {
         let start = Instant::now();
-        world.step_frame()?;
+        world.step()?;
         wall_s += start.elapsed().as_secs_f64();
         apply_damping(&mut world.particles, &[], SETTLE_DAMPING, world.params.dt);
     }
@@ -464,7 +435,7 @@ fn register_font() {
         let _ = plotters::style::register_font(
             "sans-serif",
             FontStyle::Normal,
-            include_bytes!("../assets/DejaVuSans.ttf"),
+            include_bytes!("../../../assets/DejaVuSans.ttf"),
         );
     });
 }

@@ -1,0 +1,190 @@
+//! The raw tables of a scene file, as serde reads them: unknown keys and wrong types fail here,
+//! with the line from the parser. Defaults are the documented ones (README, "Scene files").
+
+use crate::math::Real;
+use crate::params::SolverParams;
+use serde::Deserialize;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScene {
+    #[serde(default)]
+    pub(super) solver: RawSolver,
+    #[serde(default)]
+    pub(super) rope: Vec<RawRope>,
+    #[serde(default)]
+    pub(super) cloth: Vec<RawCloth>,
+    #[serde(default)]
+    pub(super) soft_body: Vec<RawSoftBody>,
+    #[serde(default)]
+    pub(super) collider: Vec<RawCollider>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(super) struct RawSolver {
+    pub(super) dt: Real,
+    pub(super) substeps: i64,
+    pub(super) iterations: i64,
+    pub(super) method: String,
+    pub(super) gravity: [Real; 3],
+    pub(super) damping: Real,
+    pub(super) wind: [Real; 3],
+    pub(super) max_displacement: Real,
+}
+
+impl Default for RawSolver {
+    fn default() -> Self {
+        let p = SolverParams::default();
+        RawSolver {
+            dt: p.dt,
+            substeps: p.substeps.into(),
+            iterations: p.iterations.into(),
+            method: p.method.name().to_string(),
+            gravity: p.gravity.into(),
+            damping: p.damping,
+            wind: p.wind.into(),
+            max_displacement: p.max_displacement,
+        }
+    }
+}
+
+/// A stiffness table: `{ model = "pbd" | "pbd_corrected", k = .. }` or
+/// `{ model = "xpbd", compliance = .., damping = .. }`, plus `kind` for cloth bending.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStiffness {
+    pub(super) model: String,
+    pub(super) k: Option<Real>,
+    pub(super) compliance: Option<Real>,
+    pub(super) damping: Option<Real>,
+    pub(super) kind: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRope {
+    pub(super) name: Option<String>,
+    pub(super) start: [Real; 3],
+    pub(super) end: [Real; 3],
+    pub(super) segments: i64,
+    pub(super) mass: Real,
+    #[serde(default)]
+    pub(super) pin: Vec<String>,
+    pub(super) stretch: Option<RawStiffness>,
+    pub(super) bend: Option<RawStiffness>,
+    #[serde(default = "default_thickness")]
+    pub(super) thickness: Real,
+    #[serde(default)]
+    pub(super) damping: Real,
+    pub(super) shape: Option<RawShape>,
+}
+
+/// A cloth pin: `[i, j]` on a grid cloth, a vertex index on a mesh cloth.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(untagged)]
+pub(super) enum RawPin {
+    Grid([i64; 2]),
+    Vertex(i64),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCloth {
+    pub(super) name: Option<String>,
+    pub(super) resolution: Option<[i64; 2]>,
+    pub(super) size: Option<[Real; 2]>,
+    pub(super) center: Option<[Real; 3]>,
+    pub(super) orientation: Option<String>,
+    pub(super) mesh: Option<String>,
+    pub(super) scale: Option<Real>,
+    pub(super) rotation: Option<[Real; 3]>,
+    pub(super) mass: Real,
+    #[serde(default)]
+    pub(super) pin: Vec<RawPin>,
+    #[serde(default)]
+    pub(super) pin_edges: Vec<String>,
+    pub(super) stretch: Option<RawStiffness>,
+    pub(super) shear: Option<RawStiffness>,
+    pub(super) bend: Option<RawStiffness>,
+    #[serde(default = "default_thickness")]
+    pub(super) thickness: Real,
+    #[serde(default)]
+    pub(super) damping: Real,
+    #[serde(default)]
+    pub(super) drag: Real,
+    #[serde(default)]
+    pub(super) self_collision: bool,
+    pub(super) shape: Option<RawShape>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSoftBody {
+    pub(super) name: Option<String>,
+    pub(super) mesh: String,
+    pub(super) model: Option<String>,
+    pub(super) resolution: Option<i64>,
+    pub(super) mass: Real,
+    pub(super) center: Option<[Real; 3]>,
+    pub(super) rotation: Option<[Real; 3]>,
+    pub(super) fit: Option<Real>,
+    pub(super) scale: Option<Real>,
+    pub(super) edge: Option<RawStiffness>,
+    pub(super) volume: Option<RawStiffness>,
+    pub(super) bend: Option<RawStiffness>,
+    pub(super) pressure: Option<Real>,
+    pub(super) shape: Option<RawShape>,
+    #[serde(default = "default_thickness")]
+    pub(super) thickness: Real,
+    #[serde(default)]
+    pub(super) damping: Real,
+}
+
+/// Shape-matching material: `{ stiffness, beta, yield, creep, max }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawShape {
+    pub(super) stiffness: Option<Real>,
+    pub(super) beta: Option<Real>,
+    #[serde(rename = "yield")]
+    pub(super) plastic_yield: Option<Real>,
+    pub(super) creep: Option<Real>,
+    pub(super) max: Option<Real>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCollider {
+    pub(super) shape: String,
+    pub(super) point: Option<[Real; 3]>,
+    pub(super) normal: Option<[Real; 3]>,
+    pub(super) center: Option<[Real; 3]>,
+    pub(super) radius: Option<Real>,
+    pub(super) half_extents: Option<[Real; 3]>,
+    pub(super) rotation: Option<[Real; 3]>,
+    pub(super) a: Option<[Real; 3]>,
+    pub(super) b: Option<[Real; 3]>,
+    pub(super) mesh: Option<String>,
+    pub(super) position: Option<[Real; 3]>,
+    pub(super) scale: Option<Real>,
+    pub(super) motion: Option<RawMotion>,
+    pub(super) friction: Option<Real>,
+    pub(super) static_friction: Option<Real>,
+    pub(super) kinetic_friction: Option<Real>,
+    #[serde(default)]
+    pub(super) restitution: Real,
+    pub(super) stiffness: Option<RawStiffness>,
+}
+
+/// A kinematic collider's motion: `{ spin = [wx, wy, wz] }` rad/s and/or `{ velocity = [..] }` m/s.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMotion {
+    pub(super) spin: Option<[Real; 3]>,
+    pub(super) velocity: Option<[Real; 3]>,
+}
+
+fn default_thickness() -> Real {
+    0.01
+}

@@ -1,0 +1,168 @@
+//! The checks that the construction API makes on a description before it builds anything, and
+//! the error it returns. The scene loader turns the same errors into messages that name the file,
+//! the line and the full key path, so every rule is written once, here and in the descriptions'
+//! `validate` methods.
+
+use crate::constraints::Stiffness;
+use crate::math::{Real, Vec3};
+
+/// A description that cannot be built: the key that is wrong, as a path inside the description
+/// (`mass`, `stretch.k`, `pins[3]`; the same names as a scene file's keys), and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{key}` {message}")]
+pub struct BuildError {
+    /// Path of the offending key inside the description.
+    pub key: String,
+    /// What is wrong, starting with the value given: `= -1: expected a mass in kg > 0`.
+    pub message: String,
+}
+
+impl BuildError {
+    /// An error at `key` saying `message`.
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        BuildError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The same error, with its key inside `parent` (`stretch` + `k` gives `stretch.k`).
+    pub fn within(mut self, parent: &str) -> Self {
+        self.key = if self.key.is_empty() {
+            parent.to_string()
+        } else if self.key.starts_with('[') {
+            format!("{parent}{}", self.key)
+        } else {
+            format!("{parent}.{}", self.key)
+        };
+        self
+    }
+}
+
+/// Result of a check.
+pub type Checked<T = ()> = Result<T, BuildError>;
+
+/// Fails at `key` with `message()` unless `ok`.
+pub fn check(ok: bool, key: &str, message: impl FnOnce() -> String) -> Checked {
+    if ok {
+        Ok(())
+    } else {
+        Err(BuildError::new(key, message()))
+    }
+}
+
+/// `v` is finite and > 0; `what` names the quantity (`a mass in kg`).
+pub fn positive(v: Real, key: &str, what: &str) -> Checked<Real> {
+    check(v.is_finite() && v > 0.0, key, || {
+        format!("= {v}: expected {what} > 0")
+    })?;
+    Ok(v)
+}
+
+/// `v` is finite and ≥ 0.
+pub fn non_negative(v: Real, key: &str) -> Checked<Real> {
+    check(v.is_finite() && v >= 0.0, key, || {
+        format!("= {v}: expected a value >= 0")
+    })?;
+    Ok(v)
+}
+
+/// `v` is in [0, 1].
+pub fn in_unit(v: Real, key: &str) -> Checked<Real> {
+    check((0.0..=1.0).contains(&v), key, || {
+        format!("= {v}: expected a value in [0, 1]")
+    })?;
+    Ok(v)
+}
+
+/// Every coordinate of `v` is finite.
+pub fn finite(v: &Vec3, key: &str) -> Checked {
+    check(v.iter().all(|c| c.is_finite()), key, || {
+        format!("= {:?}: expected finite numbers", <[Real; 3]>::from(*v))
+    })
+}
+
+/// `v` is at least `min`.
+pub fn at_least(v: u32, min: u32, key: &str) -> Checked<u32> {
+    check(v >= min, key, || {
+        format!("= {v}: expected a whole number >= {min}")
+    })?;
+    Ok(v)
+}
+
+/// A body name: not empty, letters, digits, `-`, `_` and `.`, not starting with `.` (it names
+/// export files).
+pub fn name(name: &str, key: &str) -> Checked {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    check(ok, key, || {
+        format!("= \"{name}\": expected a name of letters, digits, '-', '_' or '.'")
+    })
+}
+
+/// A stiffness: PBD `k` in [0, 1]; XPBD compliance and damping ≥ 0. Keys are `k`,
+/// `compliance` and `damping`, inside `key`.
+pub fn stiffness(s: &Stiffness, key: &str) -> Checked {
+    let ranges = || match *s {
+        Stiffness::Pbd { k } | Stiffness::PbdCorrected { k } => in_unit(k, "k").map(drop),
+        Stiffness::Xpbd {
+            compliance,
+            damping,
+        } => {
+            non_negative(compliance, "compliance")?;
+            non_negative(damping, "damping").map(drop)
+        }
+    };
+    ranges().map_err(|e| e.within(key))
+}
+
+/// `i` indexes one of `len` vertices.
+pub fn vertex(i: usize, len: usize, key: &str) -> Checked {
+    check(i < len, key, || {
+        format!("= {i}: expected a vertex index in 0..{len} (the mesh's vertices, 0-based)")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_nest_under_their_parents() {
+        let e = BuildError::new("k", "= 2: expected a value in [0, 1]");
+        assert_eq!(e.clone().within("stretch").key, "stretch.k");
+        assert_eq!(BuildError::new("[3]", "x").within("pins").key, "pins[3]");
+        assert_eq!(
+            e.within("stretch").to_string(),
+            "`stretch.k` = 2: expected a value in [0, 1]"
+        );
+    }
+
+    #[test]
+    fn stiffness_ranges_are_checked_per_model() {
+        let bad_k = stiffness(&Stiffness::Pbd { k: 1.5 }, "bend").unwrap_err();
+        assert_eq!(bad_k.key, "bend.k");
+        let bad_compliance = Stiffness::Xpbd {
+            compliance: -1.0,
+            damping: 0.0,
+        };
+        assert_eq!(
+            stiffness(&bad_compliance, "stretch").unwrap_err().key,
+            "stretch.compliance"
+        );
+        let bad_damping = Stiffness::Xpbd {
+            compliance: 0.0,
+            damping: -1.0,
+        };
+        assert_eq!(
+            stiffness(&bad_damping, "shear").unwrap_err().key,
+            "shear.damping"
+        );
+        assert!(stiffness(&Stiffness::default(), "stretch").is_ok());
+        assert!(positive(Real::NAN, "mass", "a mass in kg").is_err());
+        assert!(name(".hidden", "name").is_err() && name("cloth-1_a.b", "name").is_ok());
+    }
+}
