@@ -142,12 +142,19 @@ pub struct FrameRecord {
 /// The solver settings as reported.
 #[derive(Clone, Debug, Serialize)]
 pub struct Settings {
+    /// Frame time step, s.
     pub dt: Real,
+    /// Substeps per frame.
     pub substeps: u32,
+    /// Constraint iterations per substep.
     pub iterations: u32,
+    /// Projection method's name.
     pub method: &'static str,
+    /// Gravity, m/s².
     pub gravity: [Real; 3],
+    /// Global linear damping, 1/s.
     pub damping: Real,
+    /// Wind velocity, m/s.
     pub wind: [Real; 3],
     /// Rayon worker threads available to the solver.
     pub threads: usize,

@@ -24,7 +24,12 @@ pub enum SimError {
     #[error(
         "body '{body}' has a non-finite position at frame {frame}: the simulation blew up (try more substeps, a smaller dt or softer constraints)"
     )]
-    NonFinite { body: String, frame: u64 },
+    NonFinite {
+        /// The body's name.
+        body: String,
+        /// The frame that produced it.
+        frame: u64,
+    },
 }
 
 /// A body of a [`World`], as returned by the `add_*` methods.
@@ -376,7 +381,7 @@ impl World {
         self.check_finite()
     }
 
-    /// One substep of the pipeline (DESIGN.md section 1), by the leader of `team`.
+    /// One substep of the pipeline (see the crate docs), by the leader of `team`.
     fn substep(&mut self, h: f32, team: &Team) {
         let p = &self.params;
         let ps = &mut self.particles;

@@ -174,7 +174,7 @@ impl ClothDesc {
         })
     }
 
-    /// The cloth of the standard workload W (`shared/bench/README.md`): an `n × n` grid spanning
+    /// The cloth of the standard workload W (the README's benchmarks): an `n × n` grid spanning
     /// [0, 1] m × [0, 1] m in the XZ plane at y = 0 (the j = 0 edge on z = 0), pinned at
     /// particles 0 and `n − 1`, 1 kg in all (1/n² kg on every particle), stretch and shear on
     /// every triangle edge and cross-distance bending, all with `stiffness`; named `cloth`.

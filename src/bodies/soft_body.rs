@@ -124,7 +124,10 @@ pub enum SoftBodyError {
     #[error(
         "the mesh is not closed after cleaning ({boundary_edges} boundary or non-manifold edges): the `surface` model needs a closed surface; use `--model tets` (or `model = \"tets\"`), which handles holes and open boundaries"
     )]
-    NotClosed { boundary_edges: usize },
+    NotClosed {
+        /// Edges with one triangle, or more than two.
+        boundary_edges: usize,
+    },
     /// Nothing to build from.
     #[error("the mesh has no triangles with area")]
     Empty,

@@ -1,4 +1,4 @@
-//! `supple bench`: the stiffness-vs-iterations experiment of [`crate::bench`] here, and the step
+//! `supple bench`: the stiffness-vs-iterations experiment of [`stiffness`](super::experiments::stiffness) here, and the step
 //! benchmark in [`super::bench_step`].
 
 use crate::cli::experiments::stiffness::{run_point, sweep, write_outputs};

@@ -1,4 +1,4 @@
-//! `supple bench step`: the step benchmark on workload W (see [`crate::bench_step`]).
+//! `supple bench step`: the step benchmark on workload W (see [`step`](super::experiments::step)).
 
 use super::parse_method;
 use crate::cli::experiments::step::{StepResult, TIMED_FRAMES, bench_w};

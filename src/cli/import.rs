@@ -48,6 +48,7 @@ pub struct ImportArgs {
     /// Write a scene file that reproduces this import.
     #[arg(long, value_name = "SCENE.toml")]
     pub out: Option<PathBuf>,
+    /// Window or headless run, export and report.
     #[command(flatten)]
     pub output: RunOutput,
 }

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "supple", version, about, long_about = None)]
 pub struct Cli {
+    /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
 }
@@ -26,6 +27,7 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Benchmarks: stiffness vs iterations, and the step on workload W.
     Bench {
+        /// Which benchmark.
         #[command(subcommand)]
         command: bench::BenchCommand,
     },

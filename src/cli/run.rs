@@ -19,6 +19,7 @@ pub const DEFAULT_SCREENSHOT_FRAMES: u64 = 60;
 pub struct RunArgs {
     /// The scene file (TOML).
     pub scene: PathBuf,
+    /// Window or headless run, export and report.
     #[command(flatten)]
     pub output: RunOutput,
 }
@@ -46,6 +47,7 @@ pub struct RunOutput {
     /// Threads of the parallel solver (default: RAYON_NUM_THREADS, else one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
+    /// Overrides of the scene's solver settings.
     #[command(flatten)]
     pub solver: SolverOverrides,
 }

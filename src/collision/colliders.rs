@@ -11,22 +11,45 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// Infinite plane through `point` with unit outward `normal`; everything behind it is inside.
-    Plane { point: Vec3, normal: Vec3 },
-    /// Sphere, m.
-    Sphere { center: Vec3, radius: Real },
-    /// Box with half extents along its own axes, rotated by `rotation` about its center, m.
-    Box {
+    Plane {
+        /// A point of the plane, m.
+        point: Vec3,
+        /// Outward normal (normalized when the collider is added).
+        normal: Vec3,
+    },
+    /// Sphere.
+    Sphere {
+        /// Centre, m.
         center: Vec3,
+        /// Radius, m.
+        radius: Real,
+    },
+    /// Box with half extents along its own axes, rotated by `rotation` about its center.
+    Box {
+        /// Centre, m.
+        center: Vec3,
+        /// Half the side along each of the box's own axes, m.
         half_extents: Vec3,
+        /// Orientation about the centre.
         rotation: Quat,
     },
-    /// All points within `radius` of the segment from `a` to `b`, m.
-    Capsule { a: Vec3, b: Vec3, radius: Real },
+    /// All points within `radius` of the segment from `a` to `b`.
+    Capsule {
+        /// One end of the segment, m.
+        a: Vec3,
+        /// The other end, m.
+        b: Vec3,
+        /// Radius, m.
+        radius: Real,
+    },
     /// A triangle mesh (vertices in its own frame, m), rotated by `rotation` about its origin,
     /// which is placed at `position`.
     Mesh {
+        /// The mesh, shared between copies of the world.
         mesh: Arc<MeshShape>,
+        /// Where the mesh's origin is, m.
         position: Vec3,
+        /// Orientation about the mesh's origin.
         rotation: Quat,
     },
 }

@@ -65,7 +65,9 @@ fn wrap_angle(a: Real) -> Real {
 /// Corrections of a four-particle constraint and its multiplier change.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QuadCorrection {
+    /// Correction of each particle, m.
     pub dp: [Vec3; 4],
+    /// Change of the multiplier.
     pub delta_lambda: Real,
 }
 

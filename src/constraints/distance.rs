@@ -18,8 +18,11 @@ pub struct Distance;
 /// Position corrections of a two-particle constraint and its multiplier change.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairCorrection {
+    /// Correction of the first particle, m.
     pub dp0: Vec3,
+    /// Correction of the second particle, m.
     pub dp1: Vec3,
+    /// Change of the multiplier.
     pub delta_lambda: Real,
 }
 

@@ -16,15 +16,26 @@
 
 use crate::math::{Lanes, Real};
 
-/// How stiff a constraint family is (DESIGN.md section 2).
+/// How stiff a constraint family is (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Stiffness {
     /// PBD stiffness `k` in [0, 1]: the correction is scaled by `k` every iteration.
-    Pbd { k: Real },
+    Pbd {
+        /// Stiffness in [0, 1].
+        k: Real,
+    },
     /// PBD stiffness `k` in [0, 1], corrected for the iteration count: `k' = 1 − (1 − k)^(1/n)`.
-    PbdCorrected { k: Real },
+    PbdCorrected {
+        /// Stiffness in [0, 1], as if the solver ran one iteration.
+        k: Real,
+    },
     /// XPBD compliance `α` ≥ 0 in m/N (0 is rigid) and constraint damping `β` ≥ 0 in s.
-    Xpbd { compliance: Real, damping: Real },
+    Xpbd {
+        /// Compliance `α` ≥ 0, the inverse stiffness (m/N for a distance).
+        compliance: Real,
+        /// Constraint damping `β` ≥ 0, s.
+        damping: Real,
+    },
 }
 
 impl Default for Stiffness {

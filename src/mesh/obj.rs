@@ -41,41 +41,76 @@ pub enum ObjError {
     /// The file is missing or could not be read.
     #[error("{}: cannot read the file: {source}", path.display())]
     Unreadable {
+        /// The file.
         path: PathBuf,
+        /// The OS error.
         source: std::io::Error,
     },
     /// The file holds nothing but whitespace.
     #[error("{}: the file is empty (expected OBJ text with `v` and `f` lines)", path.display())]
-    Empty { path: PathBuf },
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file is binary, not UTF-8, or holds control characters.
     #[error("{}: not an OBJ text file ({reason})", path.display())]
-    NotText { path: PathBuf, reason: String },
+    NotText {
+        /// The file.
+        path: PathBuf,
+        /// What is not text.
+        reason: String,
+    },
     /// A vertex coordinate does not parse as a number.
     #[error("{at}: coordinate '{token}' is not a number (expected a decimal number like -1.5e-3)")]
-    NonNumeric { at: FileLine, token: String },
+    NonNumeric {
+        /// The file and line.
+        at: FileLine,
+        /// The offending text.
+        token: String,
+    },
     /// A vertex coordinate is NaN or infinite (also when it overflows 32-bit floats).
     #[error("{at}: coordinate '{token}' is not finite (expected a finite 32-bit number)")]
-    NonFinite { at: FileLine, token: String },
+    NonFinite {
+        /// The file and line.
+        at: FileLine,
+        /// The offending text.
+        token: String,
+    },
     /// A `v` line has fewer than three coordinates.
     #[error("{at}: vertex needs 3 coordinates (v x y z), found {found}")]
-    TooFewCoordinates { at: FileLine, found: usize },
+    TooFewCoordinates {
+        /// The file and line.
+        at: FileLine,
+        /// How many there are.
+        found: usize,
+    },
     /// A face vertex is not `v`, `v/vt`, `v//vn` or `v/vt/vn` with integer indices.
     #[error(
         "{at}: face vertex '{token}' is not an index (expected v, v/vt, v//vn or v/vt/vn with integers)"
     )]
-    BadFaceVertex { at: FileLine, token: String },
+    BadFaceVertex {
+        /// The file and line.
+        at: FileLine,
+        /// The offending text.
+        token: String,
+    },
     /// A face uses position index 0 (OBJ indices start at 1).
     #[error(
         "{at}: face index 0 is invalid (expected 1 for the first vertex, or a negative index counting back from the last)"
     )]
-    ZeroIndex { at: FileLine },
+    ZeroIndex {
+        /// The file and line.
+        at: FileLine,
+    },
     /// A face index points past the vertices defined before its line.
     #[error(
         "{at}: face index {index} is out of range ({})",
         describe_vertex_count(*defined, *total)
     )]
     IndexOutOfRange {
+        /// The file and line.
         at: FileLine,
+        /// The index as written.
         index: i64,
         /// Vertices defined before the face's line.
         defined: usize,
@@ -84,18 +119,36 @@ pub enum ObjError {
     },
     /// A face lists fewer than three vertices.
     #[error("{at}: face needs at least 3 vertices, found {found}")]
-    TooFewFaceVertices { at: FileLine, found: usize },
+    TooFewFaceVertices {
+        /// The file and line.
+        at: FileLine,
+        /// How many there are.
+        found: usize,
+    },
     /// A line starts with a word that is not an OBJ statement.
     #[error(
         "{at}: unknown statement '{statement}' (expected an OBJ statement such as v, f, vt, vn, g or usemtl)"
     )]
-    UnknownStatement { at: FileLine, statement: String },
+    UnknownStatement {
+        /// The file and line.
+        at: FileLine,
+        /// The statement.
+        statement: String,
+    },
     /// The file has no `f` lines.
     #[error("{}: the file has no faces (expected at least one `f` line)", path.display())]
-    NoFaces { path: PathBuf },
+    NoFaces {
+        /// The file.
+        path: PathBuf,
+    },
     /// obj-rs rejected the reduced text although the line check accepted it (a bug here).
     #[error("{}: the OBJ parser failed after the line check passed: {message}", path.display())]
-    Parser { path: PathBuf, message: String },
+    Parser {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
 }
 
 fn describe_vertex_count(defined: usize, total: usize) -> String {

@@ -1,12 +1,12 @@
 //! Scene files: TOML in, a [`World`] out, with errors that name the file, the line and the key.
 //!
 //! The format is documented in the README ("Scene files"), with every default. Loading happens in
-//! three steps: serde reads the document into the raw tables of [`raw`] (unknown keys and wrong
-//! types fail there, with the line from the parser); [`build`] turns each table into a
+//! three steps: serde reads the document into the raw tables of `raw.rs` (unknown keys and wrong
+//! types fail there, with the line from the parser); `build.rs` turns each table into a
 //! description of the construction API ([`RopeDesc`](crate::RopeDesc),
 //! [`ClothDesc`](crate::ClothDesc), [`SoftBodyDesc`](crate::SoftBodyDesc),
 //! [`Collider`](crate::Collider)) and adds it to the world, which checks every value; and
-//! [`keys`] names the line of a bad value through a second, span-keeping parse.
+//! `keys.rs` names the line of a bad value through a second, span-keeping parse.
 
 mod build;
 mod keys;

@@ -161,7 +161,7 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 /// arithmetic); `lambda` holds the multipliers of `batches[0]..batches[last]`. The constraints
 /// of a batch share no particle, so their order inside it does not matter. Always inlined, with
 /// plain loops, so that it compiles inside a caller built for a wider instruction set (see
-/// [`simd`](crate::simd)).
+/// [`simd`](super::simd)).
 ///
 /// # Safety
 /// No other thread accesses the particles of these constraints during the call, and `batches`

@@ -10,7 +10,7 @@
 //!   blocks, and the blocks are graph-colored: two blocks conflict when one of their constraints
 //!   do. A cloth built row by row gives slabs of rows, where only neighbouring slabs conflict, so
 //!   two colors (even and odd slabs). The colored driver projects the colors one after another
-//!   and the blocks of a color in parallel over a [`Team`] of threads (box2d v3
+//!   and the blocks of a color in parallel over a [`Team`](super::team::Team) of threads (box2d v3
 //!   `constraint_graph.c` and rapier's `interaction_groups.rs` color single constraints; coloring
 //!   blocks keeps the Gauss-Seidel sweep of each block in build order, see below).
 //! - **Batches.** Inside a block the constraints are regrouped into batches of up to [`LANES`]
@@ -20,7 +20,7 @@
 //!   order, while consecutive constraints are independent and the processor overlaps their
 //!   square roots and divisions instead of waiting on each other through memory.
 //!
-//! Walking the whole family block after block ([`project_serial`]) is therefore Gauss-Seidel in
+//! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
 //! whole cloth in one sweep. Coloring single constraints instead (every color spread over the
 //! whole cloth) moved it one color per sweep and, on the 128 x 128 workload W, more than doubled
@@ -35,7 +35,7 @@ use std::ops::Range;
 pub const MAX_BLOCKS: usize = 8;
 
 /// Fewest constraints in a block (smaller families get fewer blocks): a block of this size is a
-/// few µs of work, far more than handing it to another member of a [`Team`] costs.
+/// few µs of work, far more than handing it to another member of a [`Team`](super::team::Team) costs.
 pub const MIN_BLOCK_LEN: usize = 256;
 
 /// Most constraints in a batch of independent constraints.

@@ -83,9 +83,14 @@ fn respond(
 }
 
 /// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then friction and
-/// restitution at every collider contact and particle contact that pushed (`λ > 0`), see
-/// [`respond_colliders`] and [`respond_pairs`]. The first step is spread over `team`, the
-/// contacts are handled on this thread.
+/// restitution at every collider contact and particle contact that pushed (`λ > 0`), with
+/// [`apply_friction`] and [`restitution_velocity`]. Velocities are relative to a collider's
+/// surface (a kinematic collider drags what it touches), and between two particles relative to
+/// each other, each taking the share `w_i / (w_a + w_b)` of the change (which conserves
+/// momentum). A sticking contact also takes back this substep's relative tangential displacement
+/// `v_t h`: friction applied to velocities alone would let a resting particle creep down a slope
+/// by `g sin θ h²` every substep. The first step is spread over `team`, the contacts are handled
+/// on this thread.
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,

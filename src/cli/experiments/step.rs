@@ -1,4 +1,5 @@
-//! The standard workload W (`../shared/bench/README.md`) and the step benchmark run on it.
+//! The standard workload W ([`ClothDesc::workload_w`](crate::ClothDesc::workload_w)) and the step
+//! benchmark run on it.
 //!
 //! W is an N x N cloth, a 1 m square lying flat in the XZ plane at y = 0 with spacing 1/(N-1),
 //! pinned at particles 0 and N-1 (the two corners of the j = 0 edge), every other particle of
