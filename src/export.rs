@@ -156,6 +156,8 @@ pub struct Settings {
     pub damping: Real,
     /// Wind velocity, m/s.
     pub wind: [Real; 3],
+    /// Strain past which the run stops as diverging.
+    pub max_strain: Real,
     /// Rayon worker threads available to the solver.
     pub threads: usize,
 }
@@ -170,6 +172,7 @@ impl From<&SolverParams> for Settings {
             gravity: p.gravity.into(),
             damping: p.damping,
             wind: p.wind.into(),
+            max_strain: p.max_strain,
             threads: rayon::current_num_threads(),
         }
     }

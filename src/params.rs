@@ -64,6 +64,11 @@ pub struct SolverParams {
     /// Largest displacement of a particle in one substep, as a fraction of its radius
     /// (default 0: no limit); see [`predict_positions`](crate::stages::predict_positions).
     pub max_displacement: Real,
+    /// Largest strain `|ℓ − d| / d` of any stretch constraint (cloth stretch and shear, rope
+    /// segments, soft-body edges) before the run stops as diverging with
+    /// [`SimError::Diverged`](crate::SimError::Diverged) (default 10: a body stretched to 11 times
+    /// its rest length is blowing up, not simulating).
+    pub max_strain: Real,
 }
 
 impl Default for SolverParams {
@@ -77,6 +82,7 @@ impl Default for SolverParams {
             damping: 0.0,
             wind: Vec3::zeros(),
             max_displacement: 0.0,
+            max_strain: 10.0,
         }
     }
 }
@@ -96,6 +102,7 @@ impl SolverParams {
         validate::non_negative(self.damping, "damping")?;
         validate::finite(&self.wind, "wind")?;
         validate::non_negative(self.max_displacement, "max_displacement")?;
+        validate::positive(self.max_strain, "max_strain", "a strain")?;
         Ok(())
     }
 }

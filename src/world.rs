@@ -8,7 +8,7 @@ use crate::bodies::soft_body::SoftBodyError;
 use crate::bodies::{Body, BodyKind};
 use crate::collision::{Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::ConstraintSets;
-use crate::math::{Quat, Vec3};
+use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::shape_matching::{ClusterMaterial, ClusterSet};
@@ -29,6 +29,22 @@ pub enum SimError {
         body: String,
         /// The frame that produced it.
         frame: u64,
+    },
+    /// A stretch constraint's strain passed [`SolverParams::max_strain`].
+    #[error(
+        "body '{body}' is stretched to {percent:.0}% strain at frame {frame}, past the limit of {limit_percent:.0}% ([solver] max_strain = {limit}): the simulation is diverging and was stopped (try more substeps or iterations, a smaller dt, or softer bending)",
+        percent = strain * 100.0,
+        limit_percent = limit * 100.0
+    )]
+    Diverged {
+        /// The body's name.
+        body: String,
+        /// The frame that produced it.
+        frame: u64,
+        /// Its largest strain `|ℓ − d| / d`.
+        strain: Real,
+        /// The limit, [`SolverParams::max_strain`].
+        limit: Real,
     },
 }
 
@@ -378,7 +394,7 @@ impl World {
             }
         }
         self.frame += 1;
-        self.check_finite()
+        self.check()
     }
 
     /// One substep of the pipeline (see the crate docs), by the leader of `team`.
@@ -399,6 +415,28 @@ impl World {
         self.clusters.match_shapes(ps, h);
         let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
         update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
+    }
+
+    /// Fails with the first body that has a non-finite position, or else with the body of the
+    /// most stretched constraint when its strain is past [`SolverParams::max_strain`].
+    fn check(&self) -> Result<(), SimError> {
+        self.check_finite()?;
+        let (ps, stretch) = (&self.particles, &self.constraints.stretch);
+        let worst = (0..stretch.len())
+            .map(|c| (c, stretch.strain(&ps.x, c).abs()))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match worst {
+            Some((c, strain)) if strain > self.params.max_strain => {
+                let body = ps.body[stretch.ids()[c][0] as usize] as usize;
+                Err(SimError::Diverged {
+                    body: self.bodies[body].name.clone(),
+                    frame: self.frame,
+                    strain,
+                    limit: self.params.max_strain,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Fails with the first body that has a non-finite position.

@@ -248,3 +248,24 @@ fn a_blown_up_simulation_names_the_body_and_frame() {
     assert!(dir.path().join("out/sheet_00000.obj").exists());
     assert!(!dir.path().join("out/sheet_00001.obj").exists());
 }
+
+#[test]
+fn a_diverging_simulation_stops_at_the_strain_limit_and_exports_nothing_of_that_frame() {
+    // A soft cloth hung from two corners stretches by far more than a limit of 1e-6 in its
+    // first frame.
+    let scene = GOOD
+        .replace("iterations = 2", "iterations = 2\nmax_strain = 1e-6")
+        .replace("compliance = 0.0", "compliance = 1.0")
+        .replace("mass = 0.5", "mass = 0.5\npin = [[0, 0], [-1, 0]]");
+    let (ok, stderr, dir) = run(&scene, None);
+    assert!(!ok);
+    assert!(
+        stderr.contains("body 'sheet'")
+            && stderr.contains("frame 1")
+            && stderr.contains("diverging"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(dir.path().join("out/sheet_00000.obj").exists());
+    assert!(!dir.path().join("out/sheet_00001.obj").exists());
+}

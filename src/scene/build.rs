@@ -67,6 +67,7 @@ fn solver(raw: &RawSolver, ctx: &Ctx) -> Result<SolverParams, SceneError> {
         damping: raw.damping,
         wind: raw.wind.into(),
         max_displacement: raw.max_displacement,
+        max_strain: raw.max_strain,
     })
 }
 

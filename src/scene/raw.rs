@@ -31,6 +31,7 @@ pub(super) struct RawSolver {
     pub(super) damping: Real,
     pub(super) wind: [Real; 3],
     pub(super) max_displacement: Real,
+    pub(super) max_strain: Real,
 }
 
 impl Default for RawSolver {
@@ -45,6 +46,7 @@ impl Default for RawSolver {
             damping: p.damping,
             wind: p.wind.into(),
             max_displacement: p.max_displacement,
+            max_strain: p.max_strain,
         }
     }
 }
