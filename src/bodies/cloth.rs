@@ -1,6 +1,6 @@
 //! Cloth: from a rectangular grid or from any triangle mesh.
 
-use super::{Body, BodyKind};
+use super::{Body, BodyKind, MAX_PARTICLES};
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
@@ -298,9 +298,6 @@ impl ClothDesc {
         }
     }
 }
-
-/// Most particles of a grid cloth: larger grids are refused before anything is allocated.
-pub const MAX_PARTICLES: u64 = 1 << 24;
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,10 @@ use crate::mesh::skinning::Skin;
 use crate::mesh::tetrahedralize::tet_volume;
 use std::ops::Range;
 
+/// Most particles of one body (1,048,576): a description asking for more is refused before
+/// anything is allocated.
+pub const MAX_PARTICLES: u64 = 1 << 20;
+
 /// What a body is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BodyKind {

@@ -1,6 +1,6 @@
 //! Rope: a chain of particles.
 
-use super::{Body, BodyKind};
+use super::{Body, BodyKind, MAX_PARTICLES};
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
@@ -64,6 +64,12 @@ impl RopeDesc {
             "is the same point as `start`: expected a rope of non-zero length".into()
         })?;
         validate::at_least(self.segments, 1, "segments")?;
+        validate::check(u64::from(self.segments) < MAX_PARTICLES, "segments", || {
+            format!(
+                "= {}: expected fewer than {MAX_PARTICLES} segments",
+                self.segments
+            )
+        })?;
         validate::positive(self.mass, "mass", "a mass in kg")?;
         validate::stiffness(&self.stretch, "stretch")?;
         if let Some(bend) = &self.bend {

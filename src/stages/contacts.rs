@@ -13,12 +13,17 @@ use crate::particles::ParticleSet;
 /// Spacing of the samples along a swept path, as a fraction of the particle's radius.
 const SAMPLE_SPACING: Real = 0.5;
 
+/// Most samples along one particle's path in one substep: the cost of the test is bounded by the
+/// particle count, whatever the speeds (a particle moving more than `MAX_SWEEP_SAMPLES · r / 2`
+/// in a substep is sampled more sparsely).
+const MAX_SWEEP_SAMPLES: u32 = 32;
+
 /// Samples the path `x → p` of every free particle that moves more than half its radius `r` in
-/// this substep, every `r / 2` or closer, against every collider at its current pose; if a sample
-/// is inside a collider (signed distance < 0), the prediction `p` is pulled back to the sample
-/// before it, which is outside. The contact generated next then stops the particle on the side
-/// it came from. A collider thinner than `r / 2` along the path can still be stepped over; slow
-/// particles cost one length test.
+/// this substep, every `r / 2` or closer (at most [`MAX_SWEEP_SAMPLES`] samples), against every
+/// collider at its current pose; if a sample is inside a collider (signed distance < 0), the
+/// prediction `p` is pulled back to the sample before it, which is outside. The contact generated
+/// next then stops the particle on the side it came from. A collider thinner than the sample
+/// spacing along the path can still be stepped over; slow particles cost one length test.
 pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider]) {
     if colliders.is_empty() {
         return;
@@ -30,7 +35,7 @@ pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider]) {
         if len <= spacing {
             continue;
         }
-        let n = (len / spacing).ceil() as u32;
+        let n = ((len / spacing).ceil() as u32).min(MAX_SWEEP_SAMPLES);
         let at = |k: u32| x + path * (k as Real / n as Real);
         if let Some(k) =
             (1..=n).find(|&k| colliders.iter().any(|c| c.shape.distance(at(k)).0 < 0.0))
