@@ -72,3 +72,32 @@ fn screenshot_shows_the_cloth_and_it_moves() {
         std::fs::copy(&later, format!("{keep}/frame60.png")).unwrap();
     }
 }
+
+/// A successful `--screenshot` prints no line that says "error", even where the environment has
+/// no `XDG_RUNTIME_DIR` (the Wayland probe complained about it).
+#[cfg(feature = "cli")]
+#[test]
+fn a_successful_screenshot_prints_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("shot.png");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_supple"))
+        .args([
+            "run",
+            "scenes/default.toml",
+            "--frames",
+            "2",
+            "--screenshot",
+        ])
+        .arg(&shot)
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("Vulkan") && !output.status.success() {
+        println!("SKIPPED: no Vulkan adapter ({stderr}); install mesa-vulkan-drivers");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    assert!(shot.exists());
+    assert!(!stderr.to_lowercase().contains("error"), "{stderr}");
+}

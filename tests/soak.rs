@@ -1,0 +1,125 @@
+//! Soak: every shipped scene for 3,000 frames (50 s of simulated time) in release mode, checked
+//! every frame: positions finite and strains under the divergence limit (the step's own checks),
+//! no particle centre inside a collider (a particle's sphere sinks by less than its thickness),
+//! and bounded energy: in a passive scene (no wind, no moving collider) the mechanical energy
+//! `KE + PE` never grows past its start, since constraints, contacts and damping can only take
+//! energy out; in a driven scene no particle moves faster than the drivers (wind, the collider's
+//! surface) plus free fall over the scene's height, twice over.
+//!
+//! Ignored by a plain `cargo test` (it takes minutes); `.ci/run` runs it with
+//! `cargo test --release --test soak -- --ignored`.
+
+use std::path::Path;
+use supple::World;
+use supple::scene::load_scene;
+use supple::stats::FrameStats;
+
+const FRAMES: u32 = 3000;
+
+/// `Σ ½ m v² + m g·(−y)` over the free particles, J (gravity along −y).
+fn mechanical_energy(world: &World) -> f64 {
+    let ps = world.particles();
+    let g = -f64::from(world.params().gravity.y);
+    (0..ps.len())
+        .filter(|&i| ps.inv_mass[i] > 0.0)
+        .map(|i| {
+            let m = 1.0 / f64::from(ps.inv_mass[i]);
+            0.5 * m * f64::from(ps.v[i].norm_squared()) + m * g * f64::from(ps.x[i].y)
+        })
+        .sum()
+}
+
+fn soak(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenes/{name}.toml"));
+    let mut world = load_scene(&path).unwrap().world;
+    let p = world.params().clone();
+    let driven_speed = world
+        .colliders()
+        .iter()
+        .map(|c| c.motion.velocity.norm() + c.motion.spin.norm() * 2.0)
+        .fold(p.wind.norm(), f32::max);
+    let passive = driven_speed == 0.0;
+    let ys = world.particles().x.iter().map(|x| x.y);
+    let height = ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min) + 1.0;
+    let speed_limit = 2.0 * (driven_speed + (2.0 * p.gravity.norm() * height).sqrt());
+    let start = mechanical_energy(&world);
+    let thickness = world
+        .particles()
+        .radius
+        .iter()
+        .copied()
+        .fold(f32::MAX, f32::min);
+    let (mut most_energy, mut fastest, mut deepest) = (start, 0.0f32, 0.0f32);
+    for frame in 1..=FRAMES {
+        if let Err(e) = world.step() {
+            panic!("{name}: {e}");
+        }
+        let ps = world.particles();
+        fastest = ps.v.iter().map(|v| v.norm()).fold(fastest, f32::max);
+        deepest = deepest.max(FrameStats::measure(&world).max_penetration);
+        most_energy = most_energy.max(mechanical_energy(&world));
+        assert!(
+            fastest <= speed_limit,
+            "{name}: a particle moves at {fastest} m/s at frame {frame} (limit {speed_limit})"
+        );
+        assert!(
+            deepest <= 0.5 * thickness,
+            "{name}: a particle centre is {deepest} m inside a collider at frame {frame}"
+        );
+    }
+    let gained = most_energy - start;
+    eprintln!(
+        "{name}: energy at start {start:.4} J, most {most_energy:.4} J; fastest {fastest:.3} m/s \
+         (limit {speed_limit:.1}); deepest centre {deepest:.2e} m; {} colliders, passive {passive}",
+        world.colliders().len()
+    );
+    if passive {
+        // f32 positions and the stop of a resting body leave round-off: 1 mJ or 0.1% of |E|.
+        let slack = 1e-3f64.max(1e-3 * start.abs());
+        assert!(
+            gained <= slack,
+            "{name}: the energy grew by {gained} J over its start of {start} J"
+        );
+    }
+}
+
+macro_rules! soak_tests {
+    ($($test:ident => $scene:literal),* $(,)?) => {
+        $(
+            #[test]
+            #[ignore = "soak: minutes; .ci/run runs it with --ignored"]
+            fn $test() {
+                soak($scene);
+            }
+        )*
+    };
+}
+
+soak_tests! {
+    cloth_on_mesh => "cloth_on_mesh",
+    default_scene => "default",
+    drape => "drape",
+    flag => "flag",
+    folds => "folds",
+    rope => "rope",
+    soft_hammock => "soft-hammock",
+    soft_models => "soft-models",
+    soft_torus => "soft-torus",
+    tablecloth => "tablecloth",
+    twist => "twist",
+    w128 => "w128",
+    w64 => "w64",
+}
+
+#[test]
+fn every_shipped_scene_is_soaked() {
+    let source = include_str!("soak.rs");
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            source.contains(&format!("=> \"{stem}\"")),
+            "scenes/{stem}.toml has no soak test"
+        );
+    }
+}
