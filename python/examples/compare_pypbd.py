@@ -7,7 +7,7 @@ vertices of every pair of triangles sharing an edge, gravity only; frames of 1/6
 substeps x 10 iterations; 10 warm-up frames, then 110 timed frames (2 s in all). Both engines
 get the same vertices and triangles as NumPy arrays. pypbd (Jan Bender's PositionBasedDynamics,
 `pip install pypbd==2.2.2`) uses PBD distance constraints with stiffness 1; Supple uses XPBD
-with zero compliance (rigid), Gauss-Seidel by default.
+with zero compliance (rigid), with its Gauss-Seidel and graph-colored solvers by default.
 
 The two engines advance in alternating blocks of frames, so that both see the same load on a
 shared machine. Printed: median ms per frame of each, their ratio, the stretch |l - d| / d over
@@ -31,7 +31,9 @@ ap.add_argument("--frames", type=int, default=110, help="timed frames, after the
 ap.add_argument("--warmup", type=int, default=10)
 ap.add_argument("--block", type=int, default=10, help="frames per turn of each engine")
 ap.add_argument("--threads", type=int, default=1, help="threads of each engine")
-ap.add_argument("--method", default="gauss-seidel", help="Supple's solver method")
+ap.add_argument(
+    "--method", default="gauss-seidel,colored", help="Supple's solver methods, comma-separated"
+)
 args = ap.parse_args()
 os.environ["OMP_NUM_THREADS"] = str(args.threads)
 os.environ["RAYON_NUM_THREADS"] = str(args.threads)
@@ -138,7 +140,9 @@ def main():
     vertices, triangles, stretch, bend = workload(n)
     print(f"W, N = {n}: {n * n} particles, {len(stretch)} stretch + {len(bend)} bending "
           f"constraints; {args.threads} thread(s); load average {open('/proc/loadavg').read().split()[:3]}")
-    engines = [Pypbd(vertices, triangles, stretch, bend, n), Supple(vertices, triangles, n, args.method)]
+    engines = [Pypbd(vertices, triangles, stretch, bend, n)] + [
+        Supple(vertices, triangles, n, method) for method in args.method.split(",")
+    ]
     times = {e.name: [] for e in engines}
     total = args.warmup + args.frames
     done = 0
@@ -160,13 +164,14 @@ def main():
         medians[e.name] = statistics.median(ms)
         smax, smean = stretch_of(e.positions(), vertices, stretch)
         print(f"{e.name:32} {medians[e.name]:18.2f} {min(ms):8.2f} {smax:>18.2%} / {smean:.3%}")
-    pbd, ours = engines
-    print(f"Supple is {medians[pbd.name] / medians[ours.name]:.1f}x faster per frame than pypbd")
-    engine_ms = ours.engine_ms[args.warmup:]
-    overhead = [py - en for py, en in zip(times[ours.name], engine_ms)]
-    print(f"Python's overhead per World.step call: median {statistics.median(overhead) * 1e3:.1f} us "
-          f"= {statistics.median(overhead) / statistics.median(engine_ms):.3%} of the engine's "
-          f"{statistics.median(engine_ms):.2f} ms frame")
+    pbd = engines[0]
+    for ours in engines[1:]:
+        engine_ms = ours.engine_ms[args.warmup:]
+        overhead = statistics.median(py - en for py, en in zip(times[ours.name], engine_ms))
+        print(f"{ours.name}: {medians[pbd.name] / medians[ours.name]:.1f}x faster per frame than "
+              f"pypbd; Python's overhead per World.step call: median {overhead * 1e3:.1f} us = "
+              f"{overhead / statistics.median(engine_ms):.3%} of the engine's "
+              f"{statistics.median(engine_ms):.2f} ms frame")
 
 
 if __name__ == "__main__":
