@@ -9,7 +9,7 @@ get the same vertices and triangles as NumPy arrays. pypbd (Jan Bender's Positio
 `pip install pypbd==2.2.2`) uses PBD distance constraints with stiffness 1; Supple uses XPBD
 with zero compliance (rigid), with its Gauss-Seidel and graph-colored solvers by default.
 
-The two engines advance in alternating blocks of frames, so that both see the same load on a
+The engines take turns, one frame each (`--block`), so that all see the same load on a
 shared machine. Printed: median ms per frame of each, their ratio, the stretch |l - d| / d over
 the triangle edges at 2 s (max and mean), and Python's share of Supple's frame: the time of
 `World.step` seen from Python minus the engine's own time of the frame (`stats()["step_ms"]`).
@@ -29,7 +29,7 @@ ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--n", type=int, default=128, help="particles per side")
 ap.add_argument("--frames", type=int, default=110, help="timed frames, after the warm-up")
 ap.add_argument("--warmup", type=int, default=10)
-ap.add_argument("--block", type=int, default=10, help="frames per turn of each engine")
+ap.add_argument("--block", type=int, default=1, help="frames per turn of each engine")
 ap.add_argument("--threads", type=int, default=1, help="threads of each engine")
 ap.add_argument(
     "--method", default="gauss-seidel,colored", help="Supple's solver methods, comma-separated"
