@@ -119,10 +119,12 @@ class World:
         damping: Optional[float] = None,
         wind: Optional[Vec3] = None,
         max_displacement: Optional[float] = None,
+        max_strain: Optional[float] = None,
     ) -> None:
         """An empty world with these solver settings (the keys of a scene's `[solver]` table;
         None takes its default: dt 1/60 s, 10 substeps, 10 iterations, "gauss-seidel",
-        gravity (0, -9.81, 0) m/s^2, no damping, no wind)."""
+        gravity (0, -9.81, 0) m/s^2, no damping, no wind, max_strain 10: a run stretched past
+        1000% stops with SimulationError)."""
     @staticmethod
     def load(path: Union[str, os.PathLike]) -> "World":
         """The world of a scene file (TOML). A bad scene raises ValueError with the command

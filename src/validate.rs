@@ -119,6 +119,53 @@ pub fn stiffness(s: &Stiffness, key: &str) -> Checked {
     ranges().map_err(|e| e.within(key))
 }
 
+/// The stiffness a scene table (or a binding's dict) names: `model` (`pbd`, `pbd_corrected` or
+/// `xpbd`) with its keys, `k` for the PBD models (required), `compliance` and `damping` for XPBD
+/// (0 when left out), each in range. A key that the model does not take is an error at that key;
+/// a missing `k` is an error at the table itself (key `""`).
+pub fn stiffness_model(
+    model: &str,
+    k: Option<Real>,
+    compliance: Option<Real>,
+    damping: Option<Real>,
+) -> Checked<Stiffness> {
+    let forbid = |present: bool, key: &str| {
+        check(!present, key, || format!("does not apply to model \"{model}\""))
+    };
+    let s = match model {
+        "pbd" | "pbd_corrected" => {
+            forbid(compliance.is_some(), "compliance")?;
+            forbid(damping.is_some(), "damping")?;
+            let k = k.ok_or_else(|| {
+                BuildError::new(
+                    "",
+                    format!("has model \"{model}\" but no `k`: expected k in [0, 1]"),
+                )
+            })?;
+            if model == "pbd" {
+                Stiffness::Pbd { k }
+            } else {
+                Stiffness::PbdCorrected { k }
+            }
+        }
+        "xpbd" => {
+            forbid(k.is_some(), "k")?;
+            Stiffness::Xpbd {
+                compliance: compliance.unwrap_or(0.0),
+                damping: damping.unwrap_or(0.0),
+            }
+        }
+        other => {
+            return Err(BuildError::new(
+                "model",
+                format!("= \"{other}\": expected \"pbd\", \"pbd_corrected\" or \"xpbd\""),
+            ));
+        }
+    };
+    stiffness(&s, "")?;
+    Ok(s)
+}
+
 /// `i` indexes one of `len` vertices.
 pub fn vertex(i: usize, len: usize, key: &str) -> Checked {
     check(i < len, key, || {

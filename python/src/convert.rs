@@ -16,8 +16,8 @@ pyo3::create_exception!(
     supple,
     SimulationError,
     PyRuntimeError,
-    "A simulation that blew up: a body got a non-finite position (the message names the body \
-     and the frame)."
+    "A simulation that blew up: a body got a non-finite position, or stretched past the solver's \
+     max_strain (the message names the body and the frame)."
 );
 
 /// A `ValueError` saying `message`.
@@ -298,43 +298,13 @@ pub fn stiffness(
             ))
         })?
         .extract()?;
-    let forbid = |name: &str| {
-        if get(name).is_some() {
-            Err(value_error(format!(
-                "`{key}.{name}` does not apply to model \"{model}\""
-            )))
-        } else {
-            Ok(())
-        }
-    };
-    let stiffness = match model.as_str() {
-        "pbd" | "pbd_corrected" => {
-            forbid("compliance")?;
-            forbid("damping")?;
-            let k = number("k")?.ok_or_else(|| {
-                value_error(format!(
-                    "`{key}` has model \"{model}\" but no `k`: expected k in [0, 1]"
-                ))
-            })?;
-            if model == "pbd" {
-                Stiffness::Pbd { k }
-            } else {
-                Stiffness::PbdCorrected { k }
-            }
-        }
-        "xpbd" => {
-            forbid("k")?;
-            Stiffness::Xpbd {
-                compliance: number("compliance")?.unwrap_or(0.0),
-                damping: number("damping")?.unwrap_or(0.0),
-            }
-        }
-        other => {
-            return Err(value_error(format!(
-                "`{key}.model` = \"{other}\": expected \"pbd\", \"pbd_corrected\" or \"xpbd\""
-            )));
-        }
-    };
+    let stiffness = engine::validate::stiffness_model(
+        &model,
+        number("k")?,
+        number("compliance")?,
+        number("damping")?,
+    )
+    .map_err(|e| build_error(e.within(key), &[]))?;
     let kind = get("kind")
         .map(|k| bend_kind(&k.extract::<String>()?, &format!("{key}.kind")))
         .transpose()?;
@@ -343,13 +313,7 @@ pub fn stiffness(
 
 /// A cloth's bending kind by its scene name, `dihedral` or `cross-distance`.
 pub fn bend_kind(name: &str, key: &str) -> PyResult<BendKind> {
-    match name {
-        "dihedral" => Ok(BendKind::Dihedral),
-        "cross-distance" => Ok(BendKind::CrossDistance),
-        other => Err(value_error(format!(
-            "`{key}` = \"{other}\": expected \"dihedral\" or \"cross-distance\""
-        ))),
-    }
+    BendKind::from_name(name).map_err(|e| build_error(BuildError::new(key, e.message), &[]))
 }
 
 /// An optional stiffness that is not cloth bending, `default` when `None`.

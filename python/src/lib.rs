@@ -332,7 +332,7 @@ impl World {
     /// An empty world with these solver settings (the keys of a scene's `[solver]` table;
     /// `None` takes the scene file's default).
     #[new]
-    #[pyo3(signature = (*, dt=None, substeps=None, iterations=None, method=None, gravity=None, damping=None, wind=None, max_displacement=None))]
+    #[pyo3(signature = (*, dt=None, substeps=None, iterations=None, method=None, gravity=None, damping=None, wind=None, max_displacement=None, max_strain=None))]
     fn new(
         dt: Option<f32>,
         substeps: Option<i64>,
@@ -342,6 +342,7 @@ impl World {
         damping: Option<f32>,
         wind: Option<V3>,
         max_displacement: Option<f32>,
+        max_strain: Option<f32>,
     ) -> PyResult<Self> {
         let d = SolverParams::default();
         let method = match method {
@@ -362,6 +363,7 @@ impl World {
             damping: damping.unwrap_or(d.damping),
             wind: wind.map_or(d.wind, |w| w.0),
             max_displacement: max_displacement.unwrap_or(d.max_displacement),
+            max_strain: max_strain.unwrap_or(d.max_strain),
         };
         let world = engine::World::new(params).map_err(|e| build_error(e, &[]))?;
         Ok(World::wrap(world))

@@ -6,7 +6,7 @@ use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
-use crate::validate::{self, Checked};
+use crate::validate::{self, BuildError, Checked};
 
 /// Which bending constraint a cloth uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -16,6 +16,29 @@ pub enum BendKind {
     Dihedral,
     /// A distance constraint between the two vertices opposite a shared edge.
     CrossDistance,
+}
+
+impl BendKind {
+    /// The kind's name in scene files: `dihedral` or `cross-distance`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BendKind::Dihedral => "dihedral",
+            BendKind::CrossDistance => "cross-distance",
+        }
+    }
+
+    /// Parses a scene-file name; the error (at key `kind`) lists the names.
+    pub fn from_name(name: &str) -> Checked<Self> {
+        [BendKind::Dihedral, BendKind::CrossDistance]
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| {
+                BuildError::new(
+                    "kind",
+                    format!("= \"{name}\": expected \"dihedral\" or \"cross-distance\""),
+                )
+            })
+    }
 }
 
 /// The particles and triangles of a rectangular grid cloth of `nx × nz` particles.

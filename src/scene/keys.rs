@@ -193,7 +193,7 @@ impl Ctx<'_> {
             .transpose()
     }
 
-    /// A stiffness table (its ranges are checked by the description); `allow_kind` for cloth
+    /// A stiffness table, checked ([`validate::stiffness_model`]); `allow_kind` for cloth
     /// bending, which also returns its kind.
     pub(super) fn stiffness(
         &self,
@@ -201,55 +201,16 @@ impl Ctx<'_> {
         key: &KeyPath,
         allow_kind: bool,
     ) -> Result<(Stiffness, BendKind), SceneError> {
-        let forbid = |present: bool, name: &'static str, model: &str| {
-            self.check(!present, &key.key(name), || {
-                format!("does not apply to model \"{model}\"")
-            })
-        };
         let kind = match (&raw.kind, allow_kind) {
             (None, _) => BendKind::Dihedral,
-            (Some(k), true) if k == "dihedral" => BendKind::Dihedral,
-            (Some(k), true) if k == "cross-distance" => BendKind::CrossDistance,
-            (Some(k), true) => {
-                return Err(self.invalid(
-                    &key.key("kind"),
-                    format!("= \"{k}\": expected \"dihedral\" or \"cross-distance\""),
-                ));
-            }
+            (Some(k), true) => BendKind::from_name(k).map_err(|e| self.at(key, e))?,
             (Some(_), false) => {
                 return Err(self.invalid(&key.key("kind"), "is only for cloth `bend`"));
             }
         };
-        let stiffness = match raw.model.as_str() {
-            m @ ("pbd" | "pbd_corrected") => {
-                forbid(raw.compliance.is_some(), "compliance", m)?;
-                forbid(raw.damping.is_some(), "damping", m)?;
-                let k = raw.k.ok_or_else(|| {
-                    self.invalid(
-                        key,
-                        format!("has model \"{m}\" but no `k`: expected k in [0, 1]"),
-                    )
-                })?;
-                if m == "pbd" {
-                    Stiffness::Pbd { k }
-                } else {
-                    Stiffness::PbdCorrected { k }
-                }
-            }
-            "xpbd" => {
-                forbid(raw.k.is_some(), "k", "xpbd")?;
-                Stiffness::Xpbd {
-                    compliance: raw.compliance.unwrap_or(0.0),
-                    damping: raw.damping.unwrap_or(0.0),
-                }
-            }
-            other => {
-                return Err(self.invalid(
-                    &key.key("model"),
-                    format!("= \"{other}\": expected \"pbd\", \"pbd_corrected\" or \"xpbd\""),
-                ));
-            }
-        };
+        let stiffness =
+            validate::stiffness_model(&raw.model, raw.k, raw.compliance, raw.damping)
+                .map_err(|e| self.at(key, e))?;
         Ok((stiffness, kind))
     }
 
