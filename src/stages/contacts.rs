@@ -32,9 +32,11 @@ pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider]) {
         }
         let n = (len / spacing).ceil() as u32;
         let at = |k: u32| x + path * (k as Real / n as Real);
-        if let Some(k) =
-            (1..=n).find(|&k| colliders.iter().any(|c| c.shape.distance(at(k)).0 < 0.0))
-        {
+        if let Some(k) = (1..=n).find(|&k| {
+            colliders
+                .iter()
+                .any(|c| c.shape.distance_within(at(k), 0.0).0 < 0.0)
+        }) {
             ps.p[i] = at(k - 1);
         }
     }
@@ -48,8 +50,9 @@ pub fn generate_contacts(ps: &ParticleSet, colliders: &[Collider], contacts: &mu
     contacts.clear();
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
         for (j, collider) in colliders.iter().enumerate() {
-            let (d, n) = collider.shape.distance(ps.p[i]);
-            if d < 2.0 * ps.radius[i] {
+            let reach = 2.0 * ps.radius[i];
+            let (d, n) = collider.shape.distance_within(ps.p[i], reach);
+            if d < reach {
                 let v = ps.v[i] - collider.surface_velocity(ps.x[i]);
                 contacts.push(i as u32, j as u32, n.dot(&v));
             }
