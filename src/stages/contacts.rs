@@ -1,7 +1,7 @@
 //! Stage 4: contact generation, every substep. First the swept test that keeps a fast particle
 //! from stepping through a collider thinner than its displacement ([`sweep_colliders`]), then
-//! the contacts with colliders ([`generate_contacts`]) and between particles, through the
-//! spatial hash ([`generate_particle_contacts`]). The contacts are projected with the other
+//! the contacts with colliders ([`generate_contacts`]) and between particles, from the kept
+//! list of candidate pairs ([`generate_particle_contacts`]). The contacts are projected with the other
 //! constraints (stage 5), and respond with friction and restitution in the velocity update
 //! (stage 6, [`update_velocities`](super::velocities::update_velocities)).
 
@@ -67,8 +67,10 @@ const SEARCH_MARGIN: Real = 1.5;
 /// [`ParticlePairs`]) and whose predicted positions are within `SEARCH_MARGIN` times their
 /// contact distance `d` (a pair that the other constraints push together during projection is
 /// caught; an inactive contact costs one distance per iteration; a wider margin than 1.5 made
-/// the search and the projection dearer with no pair closer in the tests). Does nothing unless the world has two bodies or one that
-/// self-collides. Generated every substep, like the collider contacts.
+/// the search and the projection dearer with no pair closer in the tests). Does nothing unless
+/// the world has two bodies or one that self-collides. Generated every substep, like the
+/// collider contacts, from candidate pairs that are searched again only when a particle has
+/// moved more than half its radius since the last search (relative to the mean motion).
 pub fn generate_particle_contacts(
     ps: &ParticleSet,
     bodies: usize,
