@@ -11,7 +11,7 @@ fn depth_in_first_collider(world: &World) -> f32 {
         .particles()
         .x
         .iter()
-        .map(|&x| -shape.distance(x).0)
+        .map(|&x| -shape.exact_distance(x).0)
         .fold(0.0, f32::max)
 }
 

@@ -215,14 +215,43 @@ impl Shape {
                 };
                 (dist, rotation.transform_vector(&local_n))
             }
+            Shape::Mesh { .. } => self.distance_within(p, Real::INFINITY),
+        }
+    }
+
+    /// [`distance`](Self::distance) where it is below `reach` m; elsewhere possibly only a value
+    /// of at least `reach` (with the normal undefined), which a mesh answers from its distance
+    /// grid without a walk down its hierarchy ([`MeshShape::distance_within`]). For the tests
+    /// that only ask whether a point is nearer than `reach`.
+    pub fn distance_within(&self, p: Vec3, reach: Real) -> (Real, Vec3) {
+        match self {
             Shape::Mesh {
                 mesh,
                 position,
                 rotation,
             } => {
-                let (d, n) = mesh.distance(rotation.inverse_transform_vector(&(p - position)));
+                let local = rotation.inverse_transform_vector(&(p - position));
+                let (d, n) = mesh.distance_within(local, reach);
                 (d, rotation.transform_vector(&n))
             }
+            _ => self.distance(p),
+        }
+    }
+
+    /// [`distance`](Self::distance), but a mesh's from the closest point on its triangles
+    /// ([`MeshShape::exact_distance`]) rather than from its distance grid: for measuring.
+    pub fn exact_distance(&self, p: Vec3) -> (Real, Vec3) {
+        match self {
+            Shape::Mesh {
+                mesh,
+                position,
+                rotation,
+            } => {
+                let (d, n) =
+                    mesh.exact_distance(rotation.inverse_transform_vector(&(p - position)));
+                (d, rotation.transform_vector(&n))
+            }
+            _ => self.distance(p),
         }
     }
 }

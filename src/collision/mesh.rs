@@ -14,12 +14,21 @@
 //! a local test: an open mesh is one-sided, and a particle that ends up behind it far from the
 //! rim is pushed through to the front.
 
+use super::distance_grid::DistanceGrid;
 use crate::math::{Real, Vec3};
 use crate::mesh::TriMesh;
 use std::collections::HashMap;
 
 /// Triangles per BVH leaf at most.
 const LEAF_SIZE: usize = 4;
+
+/// Cells of the distance grid along the diagonal of the mesh's bounds.
+const GRID_CELLS_PER_DIAGONAL: Real = 128.0;
+
+/// Interpolated distances are trusted out to `band − TRUST_MARGIN_CELLS · h`: a point there has
+/// all eight nodes of its cell (within `√3 h`) inside the band of exact values, with `0.27 h`
+/// left for the interpolation error.
+const TRUST_MARGIN_CELLS: Real = 2.0;
 
 /// A node of the hierarchy: a box around its triangles, and either two children (`count == 0`,
 /// children at `first` and `first + 1`) or `count` triangles `order[first..first + count]`.
@@ -33,7 +42,7 @@ struct Node {
 
 /// Which feature of a triangle the closest point lies on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Feature {
+pub(super) enum Feature {
     /// Vertex `k` of the triangle.
     Vertex(usize),
     /// The edge from vertex `k` to vertex `(k + 1) % 3`.
@@ -59,6 +68,8 @@ pub struct MeshShape {
     nodes: Vec<Node>,
     /// Triangle indices in leaf order.
     order: Vec<u32>,
+    /// The signed distance sampled on a grid, for fast queries near the surface.
+    grid: DistanceGrid,
 }
 
 impl MeshShape {
@@ -120,9 +131,50 @@ impl MeshShape {
             vertex_normals,
             nodes: Vec::new(),
             order: Vec::new(),
+            grid: DistanceGrid::default(),
         };
         shape.build_hierarchy();
+        shape.grid = shape.sample_grid();
         shape
+    }
+
+    /// The distance grid over the bounds, [`GRID_CELLS_PER_DIAGONAL`] cells along their diagonal.
+    fn sample_grid(&self) -> DistanceGrid {
+        let (lo, hi) = self.bounds();
+        let spacing = (hi - lo).norm().max(Real::EPSILON) / GRID_CELLS_PER_DIAGONAL;
+        let corners: Vec<[Vec3; 3]> = self
+            .triangles
+            .iter()
+            .map(|t| t.map(|i| self.vertices[i as usize]))
+            .collect();
+        DistanceGrid::build((lo, hi), spacing, &corners, |t, x| {
+            let [a, b, c] = corners[t];
+            let (q, feature) = closest_on_triangle(x, a, b, c);
+            if (x - q).dot(&self.pseudo_normal(t, feature)) < 0.0 {
+                -1.0
+            } else {
+                1.0
+            }
+        })
+    }
+
+    /// Pseudo-normal of `feature` of triangle `t` (not unit; zero on an open mesh's rim).
+    fn pseudo_normal(&self, t: usize, feature: Feature) -> Vec3 {
+        match feature {
+            Feature::Face => self.face_normals[t],
+            Feature::Edge(k) => self.edge_normals[t][k],
+            Feature::Vertex(k) => self.vertex_normals[self.triangles[t][k] as usize],
+        }
+    }
+
+    /// Distance out to which [`MeshShape::distance`] interpolates the grid, m.
+    pub fn grid_reach(&self) -> Real {
+        self.grid.band() - TRUST_MARGIN_CELLS * self.grid.spacing()
+    }
+
+    /// The grid's node spacing, m.
+    pub fn grid_spacing(&self) -> Real {
+        self.grid.spacing()
     }
 
     /// Axis-aligned bounds of the vertices, m.
@@ -132,10 +184,35 @@ impl MeshShape {
             .map_or((Vec3::zeros(), Vec3::zeros()), |n| (n.lo, n.hi))
     }
 
+    /// Signed distance from `p` to the mesh (negative inside), m, and the outward unit normal.
+    /// Within [`grid_reach`](Self::grid_reach) of the surface, the distance grid's trilinear
+    /// interpolation and its normalized gradient (see the accuracy bounds in
+    /// [`distance_grid`](super::distance_grid)); farther out, [`exact_distance`](Self::exact_distance).
+    pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
+        self.distance_within(p, Real::INFINITY)
+    }
+
+    /// [`distance`](Self::distance) where it is below `reach` m; elsewhere any value at least
+    /// `reach`, without the exact query when `reach` ≤ [`grid_reach`](Self::grid_reach) and `p`
+    /// is not deep inside. For tests that only ask whether a point is nearer than `reach`.
+    pub fn distance_within(&self, p: Vec3, reach: Real) -> (Real, Vec3) {
+        let trusted = self.grid_reach();
+        match self.grid.sample(p) {
+            Some((d, grad)) if d.abs() < trusted => {
+                let len = grad.norm();
+                (d, if len > 0.0 { grad / len } else { Vec3::y() })
+            }
+            Some((d, _)) if d > 0.0 && reach <= trusted => (d, Vec3::y()),
+            None if reach <= trusted => (trusted, Vec3::y()),
+            _ => self.exact_distance(p),
+        }
+    }
+
     /// Signed distance from `p` to the mesh (negative inside), m, and the outward unit normal:
     /// the direction from the closest point to `p` (reversed inside), or the face normal when
-    /// `p` lies on the surface. An empty mesh is infinitely far.
-    pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
+    /// `p` lies on the surface, from the closest point on the hierarchy of triangles. An empty
+    /// mesh is infinitely far.
+    pub fn exact_distance(&self, p: Vec3) -> (Real, Vec3) {
         let Some((q, pseudo, face)) = self.closest(p) else {
             return (Real::MAX, Vec3::y());
         };
@@ -186,12 +263,7 @@ impl MeshShape {
                 let (q, feature) = closest_on_triangle(p, a, b, c);
                 let d2 = (p - q).norm_squared();
                 if best.is_none_or(|(best_d2, ..)| d2 < best_d2) {
-                    let normal = match feature {
-                        Feature::Face => self.face_normals[t],
-                        Feature::Edge(k) => self.edge_normals[t][k],
-                        Feature::Vertex(k) => self.vertex_normals[self.triangles[t][k] as usize],
-                    };
-                    best = Some((d2, q, normal, t));
+                    best = Some((d2, q, self.pseudo_normal(t, feature), t));
                 }
             }
         }
@@ -261,7 +333,7 @@ fn box_distance_squared(lo: &Vec3, hi: &Vec3, p: &Vec3) -> Real {
 
 /// The closest point to `p` on triangle `abc` and the feature it lies on, by Voronoi regions
 /// (Ericson 2005, "Real-Time Collision Detection", sec. 5.1.5).
-fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Feature) {
+pub(super) fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Feature) {
     let (ab, ac, ap) = (b - a, c - a, p - a);
     let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
     if d1 <= 0.0 && d2 <= 0.0 {
@@ -322,7 +394,7 @@ mod tests {
         };
         for _ in 0..2000 {
             let p = Vec3::new(next(), next(), next());
-            let (d, n) = mesh.distance(p);
+            let (d, n) = mesh.exact_distance(p);
             let (de, ne) = exact.distance(p);
             assert!((d - de).abs() < 1e-5, "at {p}: {d} vs {de}");
             if de.abs() > 1e-3 && de > 0.0 {
@@ -331,14 +403,84 @@ mod tests {
         }
     }
 
+    /// Pseudo-random points in the cube `[-side, side]³`.
+    fn points(n: usize, side: Real) -> Vec<Vec3> {
+        let mut s = 99u32;
+        let mut next = || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((s >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0) * side
+        };
+        (0..n).map(|_| Vec3::new(next(), next(), next())).collect()
+    }
+
+    #[test]
+    fn grid_is_exact_beside_a_face_where_the_distance_is_linear() {
+        let mesh = MeshShape::new(&cube(), 1.0);
+        let h = mesh.grid_spacing();
+        // Within 2 cells above the top face and 3 cells inside it, away from its edges: every
+        // node of the cell has the top face closest, where φ = y − 1 is linear.
+        let mut tested = 0;
+        for p in points(4000, 1.0 + 2.0 * h) {
+            if p.x.abs() > 1.0 - 5.0 * h || p.z.abs() > 1.0 - 5.0 * h || p.y < 1.0 - 3.0 * h {
+                continue;
+            }
+            let (d, n) = mesh.distance(p);
+            assert!((d - (p.y - 1.0)).abs() < 1e-5, "at {p}: {d}");
+            assert!((n - Vec3::y()).norm() < 1e-4, "normal at {p}: {n}");
+            tested += 1;
+        }
+        assert!(tested > 10, "{tested} points tested");
+    }
+
+    #[test]
+    fn grid_error_is_within_the_interpolation_bound_around_convex_edges_and_corners() {
+        let mesh = MeshShape::new(&cube(), 1.0);
+        let h = mesh.grid_spacing();
+        let mut tested = 0;
+        for p in points(20000, 1.0 + mesh.grid_reach()) {
+            let (exact, _) = mesh.exact_distance(p);
+            // Outside, a cell away from the surface: the second derivatives of φ over the cell
+            // are at most 1 / (φ − √3 h), so trilinear interpolation errs by at most
+            // (3/8) h² / (φ − √3 h).
+            if exact < 2.0 * h || exact > mesh.grid_reach() {
+                continue;
+            }
+            let bound = 3.0 * h * h / (8.0 * (exact - 3f32.sqrt() * h)) + 1e-5;
+            let (d, _) = mesh.distance(p);
+            assert!(
+                (d - exact).abs() <= bound,
+                "at {p}: {d} vs {exact}, bound {bound}"
+            );
+            tested += 1;
+        }
+        assert!(tested > 1000, "{tested} points tested");
+    }
+
+    #[test]
+    fn far_points_are_answered_from_the_grid_with_the_right_side() {
+        let mesh = MeshShape::new(&cube(), 1.0);
+        let reach = mesh.grid_reach();
+        // Far outside, inside the grid and beyond it: at least the reach asked for.
+        for p in [
+            Vec3::new(1.0 + 1.5 * reach, 0.0, 0.0),
+            Vec3::new(5.0, 0.0, 0.0),
+        ] {
+            assert!(mesh.distance_within(p, reach).0 >= reach);
+            assert!((mesh.distance(p).0 - (p.x - 1.0)).abs() < 1e-5);
+        }
+        // Deep inside: always the exact (negative) distance.
+        let (d, _) = mesh.distance_within(Vec3::new(0.1, 0.0, 0.0), reach);
+        assert!((d + 0.9).abs() < 1e-5, "{d}");
+    }
+
     #[test]
     fn sign_is_right_on_edges_and_vertices_where_faces_meet() {
         let mesh = MeshShape::new(&cube(), 1.0);
         // Just inside a corner and just inside an edge: the closest feature is shared.
-        assert!(mesh.distance(Vec3::repeat(0.999)).0 < 0.0);
-        assert!(mesh.distance(Vec3::new(0.999, 0.999, 0.0)).0 < 0.0);
-        assert!(mesh.distance(Vec3::repeat(1.001)).0 > 0.0);
-        assert!(mesh.distance(Vec3::new(1.001, 1.001, 0.3)).0 > 0.0);
+        assert!(mesh.exact_distance(Vec3::repeat(0.999)).0 < 0.0);
+        assert!(mesh.exact_distance(Vec3::new(0.999, 0.999, 0.0)).0 < 0.0);
+        assert!(mesh.exact_distance(Vec3::repeat(1.001)).0 > 0.0);
+        assert!(mesh.exact_distance(Vec3::new(1.001, 1.001, 0.3)).0 > 0.0);
     }
 
     #[test]
@@ -348,10 +490,10 @@ mod tests {
         half.triangles
             .retain(|t| !t.iter().all(|&i| half.positions[i as usize].y > 0.0));
         let mesh = MeshShape::new(&half, 1.0);
-        assert!(mesh.distance(Vec3::new(0.0, -1.1, 0.0)).0 > 0.0);
-        assert!(mesh.distance(Vec3::new(0.0, -0.9, 0.0)).0 < 0.0);
+        assert!(mesh.exact_distance(Vec3::new(0.0, -1.1, 0.0)).0 > 0.0);
+        assert!(mesh.exact_distance(Vec3::new(0.0, -0.9, 0.0)).0 < 0.0);
         // Above the opening the closest point is on the rim: outside, though behind a wall.
-        let (d, n) = mesh.distance(Vec3::new(0.0, 3.0, 0.0));
+        let (d, n) = mesh.exact_distance(Vec3::new(0.0, 3.0, 0.0));
         assert!((d - 5f32.sqrt()).abs() < 1e-5 && n.y > 0.0, "{d} {n}");
     }
 
@@ -360,9 +502,10 @@ mod tests {
         let sphere = crate::mesh::generate::blob(24, 48, 0.5, |_| 1.0);
         assert!(crate::mesh::topology::is_closed(&sphere.triangles));
         let mesh = MeshShape::new(&sphere, 2.0);
-        assert!((mesh.distance(Vec3::new(0.0, 3.0, 0.0)).0 - 2.0).abs() < 1e-5);
+        assert!((mesh.exact_distance(Vec3::new(0.0, 3.0, 0.0)).0 - 2.0).abs() < 1e-5);
         assert!(
-            (mesh.distance(Vec3::new(0.2, 0.1, -0.3)).0 + (1.0 - 0.1400f32.sqrt())).abs() < 0.01
+            (mesh.exact_distance(Vec3::new(0.2, 0.1, -0.3)).0 + (1.0 - 0.1400f32.sqrt())).abs()
+                < 0.01
         );
     }
 }

@@ -1,6 +1,7 @@
 //! Collision geometry.
 
 pub mod colliders;
+pub mod distance_grid;
 pub mod mesh;
 pub mod particle_pairs;
 pub mod spatial_hash;

@@ -13,6 +13,12 @@ use super::spatial_hash::SpatialHash;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 
+/// How far a particle may move, relative to the mean displacement of all particles, before the
+/// candidate pairs are searched again, as a fraction of its radius (its "skin", as in the
+/// neighbour lists of molecular dynamics, Verlet 1967). A thicker skin keeps the list for more
+/// substeps and makes it longer.
+const SKIN: Real = 0.5;
+
 /// Settings and scratch space of particle-particle collision detection.
 #[derive(Clone, Debug, Default)]
 pub struct ParticlePairs {
@@ -20,8 +26,25 @@ pub struct ParticlePairs {
     self_collision: Vec<bool>,
     /// Rest position of every particle: its position at the first search that saw it, m.
     rest: Vec<Vec3>,
-    /// The grid, rebuilt at every search.
+    /// The grid of the last search.
     hash: SpatialHash,
+    /// The pairs that can come within their margin while no particle leaves its skin, in
+    /// increasing order of `a`.
+    candidates: Vec<Candidate>,
+    /// Predicted positions at the last search, m (empty: search at the next call).
+    anchor: Vec<Vec3>,
+    /// The margin of the last search.
+    margin: Real,
+}
+
+/// A pair that may collide: particles `a < b`, contact distance `d` (m), and the square of
+/// their rest distance when they belong to one body (m², infinite otherwise).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Candidate {
+    a: u32,
+    b: u32,
+    d: Real,
+    rest2: Real,
 }
 
 impl ParticlePairs {
@@ -32,6 +55,7 @@ impl ParticlePairs {
             self.self_collision.resize(b + 1, false);
         }
         self.self_collision[b] = on;
+        self.anchor.clear();
     }
 
     /// True when particles of body `body` collide with each other.
@@ -50,9 +74,16 @@ impl ParticlePairs {
 
     /// Calls `f(a, b, d)` once for every pair `a < b` that may collide, is not pinned on both
     /// sides, and whose predicted positions `p` are closer than `margin · d` (and, in one body,
-    /// closer than at rest), with
-    /// `d = (r_a + r_b) / 2` the pair's contact distance (m) and `margin ≥ 1`. Pairs are found
-    /// through the spatial hash with cells of side `margin · max r`, in increasing order of `a`.
+    /// closer than at rest), with `d = (r_a + r_b) / 2` the pair's contact distance (m) and
+    /// `margin ≥ 1`, in increasing order of `a`.
+    ///
+    /// The pairs are taken from a candidate list, which is searched again only when a particle
+    /// has moved farther than its skin `SKIN · r` from where it was at the last search, relative
+    /// to the mean displacement of all particles (a common translation, such as a fall, changes
+    /// no distance), or when the particles or the margin changed. The list holds every pair
+    /// within `margin · d + s_a + s_b` at the search, so it holds every pair within `margin · d`
+    /// while each particle stays within its skin `s`: the pairs found are those a search from
+    /// scratch would find.
     pub fn for_each_pair(
         &mut self,
         ps: &ParticleSet,
@@ -62,33 +93,76 @@ impl ParticlePairs {
         if self.rest.len() < ps.len() {
             self.rest.extend_from_slice(&ps.x[self.rest.len()..]);
         }
-        let reach = margin * ps.radius.iter().copied().fold(0.0, Real::max);
+        if !self.still_valid(ps, margin) {
+            self.search(ps, margin);
+        }
+        for c in &self.candidates {
+            let (a, b) = (c.a as usize, c.b as usize);
+            if ps.inv_mass[a] == 0.0 && ps.inv_mass[b] == 0.0 {
+                continue;
+            }
+            let dist2 = (ps.p[b] - ps.p[a]).norm_squared();
+            if dist2 < (margin * c.d).powi(2) && dist2 < c.rest2 {
+                f(a, b, c.d);
+            }
+        }
+    }
+
+    /// True when the candidate list was searched with `margin` for these particles and no
+    /// particle has left its skin since.
+    fn still_valid(&self, ps: &ParticleSet, margin: Real) -> bool {
+        if self.anchor.len() != ps.len() || self.margin != margin || ps.is_empty() {
+            return false;
+        }
+        let moved = |i: usize| ps.p[i] - self.anchor[i];
+        let mean = (0..ps.len()).map(moved).sum::<Vec3>() / ps.len() as Real;
+        (0..ps.len()).all(|i| (moved(i) - mean).norm_squared() <= (SKIN * ps.radius[i]).powi(2))
+    }
+
+    /// Finds every pair that may collide within `margin · d + s_a + s_b` of each other at the
+    /// predicted positions, through the spatial hash.
+    fn search(&mut self, ps: &ParticleSet, margin: Real) {
+        self.anchor.clear();
+        self.anchor.extend_from_slice(&ps.p);
+        self.margin = margin;
+        self.candidates.clear();
+        let r_max = ps.radius.iter().copied().fold(0.0, Real::max);
+        let reach = (margin + 2.0 * SKIN) * r_max;
         if reach <= 0.0 {
             return;
         }
         self.hash.build(&ps.p, reach, |_| true);
+        let mut candidates = std::mem::take(&mut self.candidates);
         for a in 0..ps.len() {
             let (pa, ra, body) = (ps.p[a], ps.radius[a], ps.body[a]);
-            let free_a = ps.inv_mass[a] > 0.0;
             self.hash.for_each_near(&pa, reach, |b| {
                 let b = b as usize;
-                if b <= a || !(free_a || ps.inv_mass[b] > 0.0) {
+                if b <= a {
                     return;
                 }
                 let d = (ra + ps.radius[b]) / 2.0;
-                let dist2 = (ps.p[b] - pa).norm_squared();
-                if dist2 >= (margin * d).powi(2) {
+                let within = margin * d + SKIN * (ra + ps.radius[b]);
+                if (ps.p[b] - pa).norm_squared() >= within * within {
                     return;
                 }
-                if ps.body[b] == body {
-                    let rest = (self.rest[a] - self.rest[b]).norm_squared();
-                    if !self.self_collides(body) || rest < d * d || dist2 >= rest {
+                let rest2 = if ps.body[b] == body {
+                    let rest2 = (self.rest[a] - self.rest[b]).norm_squared();
+                    if !self.self_collides(body) || rest2 < d * d {
                         return;
                     }
-                }
-                f(a, b, d);
+                    rest2
+                } else {
+                    Real::INFINITY
+                };
+                candidates.push(Candidate {
+                    a: a as u32,
+                    b: b as u32,
+                    d,
+                    rest2,
+                });
             });
         }
+        self.candidates = candidates;
     }
 }
 
@@ -125,6 +199,67 @@ mod tests {
         assert!(pairs(&mut found, &ps).contains(&(0, 4)));
         found.set_self_collision(0, false);
         assert!(!pairs(&mut found, &ps).contains(&(0, 4)));
+    }
+
+    #[test]
+    fn kept_list_finds_what_a_search_from_scratch_finds_while_particles_wander() {
+        // Two bodies of 150 particles in a 10 cm box, radii 1 and 1.5 cm, self-collision on for
+        // body 0; every call moves each particle by up to 0.3 r, in a common drift plus its own
+        // jitter, so some calls keep the list and some search again.
+        let mut s = 3u32;
+        let mut next = || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0
+        };
+        let mut ps = ParticleSet::default();
+        for i in 0..300 {
+            let x = Vec3::new(next(), next(), next()) * 0.05;
+            let body = (i % 2) as u32;
+            ps.push(x, 1.0, 0.01 + 0.005 * body as Real, body);
+        }
+        ps.inv_mass[7] = 0.0;
+        ps.inv_mass[9] = 0.0;
+        let mut kept = ParticlePairs::default();
+        kept.set_self_collision(0, true);
+        let margin = 1.5;
+        let (mut reused, mut searched) = (0, 0);
+        for _ in 0..60 {
+            let drift = Vec3::new(0.004, -0.003, 0.0);
+            for i in 0..ps.len() {
+                let jitter = Vec3::new(next(), next(), next()) * (0.15 * ps.radius[i]);
+                ps.p[i] += drift + jitter;
+            }
+            let before = kept.anchor.clone();
+            let mut found = Vec::new();
+            kept.for_each_pair(&ps, margin, |a, b, d| found.push((a, b, d)));
+            if kept.anchor == before {
+                reused += 1;
+            } else {
+                searched += 1;
+            }
+            let mut scratch = Vec::new();
+            for a in 0..ps.len() {
+                for b in a + 1..ps.len() {
+                    let d = (ps.radius[a] + ps.radius[b]) / 2.0;
+                    let dist2 = (ps.p[a] - ps.p[b]).norm_squared();
+                    let rest2 = (kept.rest[a] - kept.rest[b]).norm_squared();
+                    let same = ps.body[a] == ps.body[b];
+                    let pinned = ps.inv_mass[a] == 0.0 && ps.inv_mass[b] == 0.0;
+                    if dist2 < (margin * d).powi(2)
+                        && !pinned
+                        && !(same && (ps.body[a] != 0 || rest2 < d * d || dist2 >= rest2))
+                    {
+                        scratch.push((a, b, d));
+                    }
+                }
+            }
+            found.sort_by_key(|&(a, b, _)| (a, b));
+            assert_eq!(found, scratch);
+        }
+        assert!(
+            reused > 10 && searched > 2,
+            "reused {reused}, searched {searched}"
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! A dense spatial hash for particle neighbour queries, rebuilt from scratch every substep.
+//! A dense spatial hash for particle neighbour queries, rebuilt from scratch at every search of
+//! candidate pairs ([`ParticlePairs`](super::ParticlePairs)).
 //!
 //! Space is cut into cubic cells of side `spacing`; cell `(i, j, k)` hashes into a table of
 //! `2 n` buckets with `(92837111 i) ⊕ (689287499 j) ⊕ (283923481 k) mod 2n` (Teschner et al. 2003,

@@ -1,7 +1,7 @@
 //! Stage 4: contact generation, every substep. First the swept test that keeps a fast particle
 //! from stepping through a collider thinner than its displacement ([`sweep_colliders`]), then
-//! the contacts with colliders ([`generate_contacts`]) and between particles, through the
-//! spatial hash ([`generate_particle_contacts`]). The contacts are projected with the other
+//! the contacts with colliders ([`generate_contacts`]) and between particles, from the kept
+//! list of candidate pairs ([`generate_particle_contacts`]). The contacts are projected with the other
 //! constraints (stage 5), and respond with friction and restitution in the velocity update
 //! (stage 6, [`update_velocities`](super::velocities::update_velocities)).
 
@@ -37,9 +37,11 @@ pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider]) {
         }
         let n = ((len / spacing).ceil() as u32).min(MAX_SWEEP_SAMPLES);
         let at = |k: u32| x + path * (k as Real / n as Real);
-        if let Some(k) =
-            (1..=n).find(|&k| colliders.iter().any(|c| c.shape.distance(at(k)).0 < 0.0))
-        {
+        if let Some(k) = (1..=n).find(|&k| {
+            colliders
+                .iter()
+                .any(|c| c.shape.distance_within(at(k), 0.0).0 < 0.0)
+        }) {
             ps.p[i] = at(k - 1);
         }
     }
@@ -53,8 +55,9 @@ pub fn generate_contacts(ps: &ParticleSet, colliders: &[Collider], contacts: &mu
     contacts.clear();
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
         for (j, collider) in colliders.iter().enumerate() {
-            let (d, n) = collider.shape.distance(ps.p[i]);
-            if d < 2.0 * ps.radius[i] {
+            let reach = 2.0 * ps.radius[i];
+            let (d, n) = collider.shape.distance_within(ps.p[i], reach);
+            if d < reach {
                 let v = ps.v[i] - collider.surface_velocity(ps.x[i]);
                 contacts.push(i as u32, j as u32, n.dot(&v));
             }
@@ -69,8 +72,10 @@ const SEARCH_MARGIN: Real = 1.5;
 /// [`ParticlePairs`]) and whose predicted positions are within `SEARCH_MARGIN` times their
 /// contact distance `d` (a pair that the other constraints push together during projection is
 /// caught; an inactive contact costs one distance per iteration; a wider margin than 1.5 made
-/// the search and the projection dearer with no pair closer in the tests). Does nothing unless the world has two bodies or one that
-/// self-collides. Generated every substep, like the collider contacts.
+/// the search and the projection dearer with no pair closer in the tests). Does nothing unless
+/// the world has two bodies or one that self-collides. Generated every substep, like the
+/// collider contacts, from candidate pairs that are searched again only when a particle has
+/// moved more than half its radius since the last search (relative to the mean motion).
 pub fn generate_particle_contacts(
     ps: &ParticleSet,
     bodies: usize,
