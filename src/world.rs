@@ -411,8 +411,8 @@ impl World {
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
-        project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
         self.clusters.match_shapes(ps, h);
+        project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
         let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
         update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
     }

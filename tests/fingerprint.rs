@@ -52,7 +52,7 @@ fn shipped_scenes_after_60_frames() {
         ("flag", 0xbfa5_20c3_7ad9_f460),
         ("folds", 0xe0ae_f75d_bcbb_5b20),
         ("cloth_on_mesh", 0x3d96_9d56_d021_35a6),
-        ("soft-models", 0x48d4_ffa6_1da1_30b7),
+        ("soft-models", 0x6cba_1315_cf27_9927),
         ("soft-hammock", 0xdb1d_4a2f_c28b_1adc),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
