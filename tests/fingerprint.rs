@@ -48,10 +48,10 @@ fn workload_w_at_64_after_60_frames() {
 #[test]
 fn shipped_scenes_after_60_frames() {
     let expected: [(&str, u64); 5] = [
-        ("flag", 0x84d4_f07e_6153_5c65),
+        ("flag", 0x5a4d_515e_03de_a5c7),
         ("folds", 0x1987_1d97_fdb8_cd65),
         ("cloth_on_mesh", 0x0bec_0234_38cc_b07c),
-        ("soft-models", 0x87ae_4ec1_2b61_3f5d),
+        ("soft-models", 0xd104_5046_a6e0_1f72),
         ("soft-hammock", 0xdb1d_4a2f_c28b_1adc),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");

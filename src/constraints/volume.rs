@@ -2,7 +2,7 @@
 //! balloon with a pressure factor).
 
 use super::Coeffs;
-use super::bending::{QuadCorrection, quad_update};
+use super::bending::QuadCorrection;
 use super::family::{Family, FamilyKind, Projection};
 use super::stiffness::{MaterialTable, delta_lambda};
 use crate::math::{LaneVec, Lanes, Real, Vec3};
@@ -54,6 +54,39 @@ pub fn solve_tet_volume(
     QuadCorrection {
         dp: r.dp.map(Vec3::from),
         delta_lambda: r.delta_lambda,
+    }
+}
+
+/// The update of a four-particle constraint of value `c` and gradient `grad` (see
+/// [`delta_lambda`]): `Δpᵢ = s wᵢ ∇ᵢC Δλ`, zero where `applied` is 0.
+#[inline(always)]
+fn quad_update<T: Lanes>(
+    c: T,
+    grad: [LaneVec<T>; 4],
+    w: [T; 4],
+    lambda: T,
+    dx: Option<[LaneVec<T>; 4]>,
+    k: &Coeffs<T>,
+    applied: T,
+) -> Projection<T, 4> {
+    let w_grad_sq = w[0] * grad[0].norm_squared()
+        + w[1] * grad[1].norm_squared()
+        + w[2] * grad[2].norm_squared()
+        + w[3] * grad[3].norm_squared();
+    let grad_dot_dx = dx.map(|dx| {
+        grad[0].dot(dx[0]) + grad[1].dot(dx[1]) + grad[2].dot(dx[2]) + grad[3].dot(dx[3])
+    });
+    let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, k) * applied;
+    let s = k.scale * delta_lambda;
+    Projection {
+        dp: [
+            grad[0] * (w[0] * s),
+            grad[1] * (w[1] * s),
+            grad[2] * (w[2] * s),
+            grad[3] * (w[3] * s),
+        ],
+        delta_lambda,
+        applied,
     }
 }
 
