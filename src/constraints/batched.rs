@@ -174,7 +174,8 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> 
             let [x, y, z, wn] = unsafe { V::gather(&slots[n]) };
             (p[n], w[n]) = (LaneVec([x, y, z]), wn);
         }
-        let dx = DAMPED.then(|| {
+        // An `if`, not `bool::then`: LLVM did not inline the closure into the AVX walk.
+        let dx = if DAMPED {
             // SAFETY: the lanes are constraints of the family (the caller's contract).
             let ids = padded(unsafe { data.ids.get_unchecked(lanes.clone()) });
             let mut dx = [LaneVec([zero; 3]); K];
@@ -188,8 +189,10 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> 
                 let x = LaneVec([V::from_array(sx), V::from_array(sy), V::from_array(sz)]);
                 dx[n] = p[n] - x;
             }
-            dx
-        });
+            Some(dx)
+        } else {
+            None
+        };
         let k = match self.uniform {
             Some(k) => k,
             None => self.lane_coeffs(&data.mat[lanes]),

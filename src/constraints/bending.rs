@@ -179,9 +179,14 @@ impl FamilyKind<4> for Dihedral {
         let sum_bb = wb0 * b0 + wb1 * b1 + wb * e_len;
         let sum_ab = wa0 * b0 + wa1 * b1;
         let w_grad_sq = sum_aa * g.m1_sq + (sum_ab + sum_ab) * g.m1_m2 + sum_bb * g.m2_sq;
-        let grad_dot_dx = dx.map(|[d0, d1, da, db]| {
-            g.m1.dot(d0 * a0 + d1 * a1 - da * e_len) + g.m2.dot(d0 * b0 + d1 * b1 - db * e_len)
-        });
+        // A `match`, not `Option::map`: LLVM did not inline the closure into the AVX walk.
+        #[allow(clippy::manual_map)]
+        let grad_dot_dx = match dx {
+            Some([d0, d1, da, db]) => Some(
+                g.m1.dot(d0 * a0 + d1 * a1 - da * e_len) + g.m2.dot(d0 * b0 + d1 * b1 - db * e_len),
+            ),
+            None => None,
+        };
         let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, k) * valid;
         let s = k.scale * delta_lambda;
         let (m1, m2) = (g.m1 * s, g.m2 * s);

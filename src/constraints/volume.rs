@@ -73,9 +73,14 @@ fn quad_update<T: Lanes>(
         + w[1] * grad[1].norm_squared()
         + w[2] * grad[2].norm_squared()
         + w[3] * grad[3].norm_squared();
-    let grad_dot_dx = dx.map(|dx| {
-        grad[0].dot(dx[0]) + grad[1].dot(dx[1]) + grad[2].dot(dx[2]) + grad[3].dot(dx[3])
-    });
+    // A `match`, not `Option::map`: LLVM did not inline the closure into the AVX walk.
+    #[allow(clippy::manual_map)]
+    let grad_dot_dx = match dx {
+        Some(dx) => {
+            Some(grad[0].dot(dx[0]) + grad[1].dot(dx[1]) + grad[2].dot(dx[2]) + grad[3].dot(dx[3]))
+        }
+        None => None,
+    };
     let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, k) * applied;
     let s = k.scale * delta_lambda;
     Projection {
