@@ -7,10 +7,11 @@ use std::hint::black_box;
 use std::path::Path;
 use supple::World;
 use supple::bench_step::workload_w;
-use supple::constraints::Stiffness;
 use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
+use supple::constraints::family::{Family, FamilyKind};
 use supple::constraints::volume::solve_tet_volume;
+use supple::constraints::{ConstraintSets, Stiffness};
 use supple::math::Vec3;
 use supple::params::SolverMethod;
 use supple::scene::parse_scene;
@@ -120,39 +121,43 @@ fn bunny() -> World {
     parse_scene(&text, Path::new("bunny.toml")).unwrap()
 }
 
-/// One Gauss-Seidel pass over the dihedral family of [`bend_cloth`] (11,781 constraints) and over
-/// the bunny's 50,292 tet volumes and 64,635 edges (the batched SIMD kernels; AVX where the
-/// processor has it), each from the state after 10 frames.
-fn family_passes(c: &mut Criterion) {
-    let mut cloth = bend_cloth("dihedral");
-    let mut bunny = bunny();
+/// `world` after 10 frames.
+fn settled(mut world: World) -> World {
     for _ in 0..10 {
-        cloth.step_frame().unwrap();
-        bunny.step_frame().unwrap();
+        world.step_frame().unwrap();
     }
+    world
+}
+
+/// Benches, as `name`, one Gauss-Seidel pass over the family that `family` picks out of
+/// `world`'s constraints (the batched SIMD kernel; AVX where the processor has it).
+fn bench_pass<const K: usize, Kind: FamilyKind<K>>(
+    c: &mut Criterion,
+    name: &str,
+    world: &mut World,
+    family: impl Fn(&mut ConstraintSets) -> &mut Family<K, Kind>,
+) {
+    let (ps, set) = (&world.particles, family(&mut world.constraints));
     let mut slots = Vec::new();
-    let (ps, cs) = (&cloth.particles, &mut cloth.constraints);
     Team::scope(1, |team| pack(ps, &mut slots, team));
-    c.bench_function("dihedral_pass_n64", |b| {
-        b.iter(|| {
-            cs.dihedral
-                .project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward)
-        })
+    c.bench_function(name, |b| {
+        b.iter(|| set.project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward))
     });
-    let (ps, cs) = (&bunny.particles, &mut bunny.constraints);
-    Team::scope(1, |team| pack(ps, &mut slots, team));
-    c.bench_function("tet_volume_pass_bunny32", |b| {
-        b.iter(|| {
-            cs.volume
-                .project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward)
-        })
+}
+
+/// One pass over W's 48,641 stretch constraints at N = 128, over the dihedral family of
+/// [`bend_cloth`] (11,781 constraints), and over the bunny's 50,292 tet volumes and 64,635
+/// edges, each from the state after 10 frames.
+fn family_passes(c: &mut Criterion) {
+    let mut w = settled(workload_w(128, SolverMethod::GaussSeidel));
+    bench_pass(c, "stretch_pass_n128", &mut w, |cs| &mut cs.stretch);
+    let mut cloth = settled(bend_cloth("dihedral"));
+    bench_pass(c, "dihedral_pass_n64", &mut cloth, |cs| &mut cs.dihedral);
+    let mut bunny = settled(bunny());
+    bench_pass(c, "tet_volume_pass_bunny32", &mut bunny, |cs| {
+        &mut cs.volume
     });
-    c.bench_function("tet_edge_pass_bunny32", |b| {
-        b.iter(|| {
-            cs.stretch
-                .project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward)
-        })
-    });
+    bench_pass(c, "tet_edge_pass_bunny32", &mut bunny, |cs| &mut cs.stretch);
 }
 
 /// Frames of [`bend_cloth`] with each bending kind, after 10 frames.
@@ -160,52 +165,21 @@ fn bend_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("bend_frame_n64");
     group.sample_size(20);
     for kind in ["dihedral", "cross-distance"] {
-        let mut world = bend_cloth(kind);
-        for _ in 0..10 {
-            world.step_frame().unwrap();
-        }
+        let mut world = settled(bend_cloth(kind));
         group.bench_function(kind, |b| b.iter(|| world.step_frame().unwrap()));
     }
     group.finish();
-}
-
-/// One Gauss-Seidel pass over W's 48,641 stretch constraints at N = 128 (the batched SIMD
-/// kernel; AVX where the processor has it), from the state after 10 frames.
-fn stretch_pass(c: &mut Criterion) {
-    let mut world = workload_w(128, SolverMethod::GaussSeidel);
-    for _ in 0..10 {
-        world.step_frame().unwrap();
-    }
-    let (ps, cs) = (&world.particles, &mut world.constraints);
-    let mut slots = Vec::new();
-    Team::scope(1, |team| pack(ps, &mut slots, team));
-    c.bench_function("stretch_pass_n128", |b| {
-        b.iter(|| {
-            cs.stretch
-                .project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward)
-        })
-    });
 }
 
 fn w_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("w_frame_n64");
     group.sample_size(20);
     for method in SolverMethod::ALL {
-        let mut world = workload_w(64, method);
-        for _ in 0..10 {
-            world.step_frame().unwrap();
-        }
+        let mut world = settled(workload_w(64, method));
         group.bench_function(method.name(), |b| b.iter(|| world.step_frame().unwrap()));
     }
     group.finish();
 }
 
-criterion_group!(
-    benches,
-    kernels,
-    stretch_pass,
-    family_passes,
-    w_frame,
-    bend_frame
-);
+criterion_group!(benches, kernels, family_passes, w_frame, bend_frame);
 criterion_main!(benches);
