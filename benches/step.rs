@@ -1,4 +1,5 @@
-//! Criterion benches of the constraint kernels and of one frame of workload W.
+//! Criterion benches of the constraint kernels, of one pass over a family, and of frames of
+//! workload W and of a cloth with each bending kind.
 //! Run: `cargo bench --no-default-features --bench step`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -6,11 +7,16 @@ use std::hint::black_box;
 #[path = "../tests/common/mod.rs"]
 mod common;
 use common::workload_w;
-use supple::constraints::Stiffness;
+use std::path::Path;
+use supple::World;
 use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
+use supple::constraints::family::{Family, FamilyKind};
+use supple::constraints::volume::solve_tet_volume;
+use supple::constraints::{ConstraintSets, Stiffness};
 use supple::math::Vec3;
 use supple::params::SolverMethod;
+use supple::scene::parse_scene;
 use supple::solver::Team;
 use supple::solver::view::pack;
 use supple::solver::{Sweep, View};
@@ -50,36 +56,132 @@ fn kernels(c: &mut Criterion) {
             )
         })
     });
+    c.bench_function("solve_tet_volume", |b| {
+        b.iter(|| {
+            solve_tet_volume(
+                black_box(quad),
+                black_box([1.0; 4]),
+                black_box(0.1),
+                black_box(0.0),
+                None,
+                &k,
+            )
+        })
+    });
 }
 
-/// One Gauss-Seidel pass over W's 48,641 stretch constraints at N = 128 (the batched SIMD
-/// kernel; AVX where the processor has it), from the state after 10 frames.
-fn stretch_pass(c: &mut Criterion) {
-    let mut world = workload_w(128, SolverMethod::GaussSeidel);
+/// A 64 x 64 cloth like W at N = 64 (1 m, pinned at two corners, every constraint rigid), 10
+/// substeps of 4 Gauss-Seidel iterations, with bending `kind` (`dihedral` or `cross-distance`):
+/// the pair of scenes that differ only in the bending kind.
+fn bend_cloth(kind: &str) -> World {
+    let text = format!(
+        r#"
+        [solver]
+        substeps = 10
+        iterations = 4
+        method = "gauss-seidel"
+        [[cloth]]
+        name = "cloth"
+        resolution = [64, 64]
+        size = [1.0, 1.0]
+        center = [0.5, 0.0, 0.5]
+        orientation = "horizontal"
+        mass = 1.0
+        pin = [[0, 0], [-1, 0]]
+        stretch = {{ model = "xpbd", compliance = 0.0 }}
+        shear = {{ model = "xpbd", compliance = 0.0 }}
+        bend = {{ model = "xpbd", compliance = 0.0, kind = "{kind}" }}
+        "#
+    );
+    parse_scene(&text, Path::new("bend_cloth.toml")).unwrap()
+}
+
+/// The Stanford bunny imported as a tet soft body at resolution 32 (as `supple import
+/// ../shared/meshes/stanford-bunny.obj --resolution 32`: 10,450 particles, 50,292 tets).
+fn bunny() -> World {
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/stanford-bunny.obj");
+    let text = format!(
+        r#"
+        [solver]
+        substeps = 10
+        iterations = 10
+        [[soft_body]]
+        name = "bunny"
+        mesh = "{}"
+        model = "tets"
+        resolution = 32
+        mass = 1
+        scale = 6.422649
+        center = [0, 0.6268666, 0]
+        [[collider]]
+        shape = "plane"
+        point = [0.0, 0.0, 0.0]
+        normal = [0.0, 1.0, 0.0]
+        "#,
+        mesh.display()
+    );
+    parse_scene(&text, Path::new("bunny.toml")).unwrap()
+}
+
+/// `world` after 10 frames.
+fn settled(mut world: World) -> World {
     for _ in 0..10 {
         world.step().unwrap();
     }
-    let ps = world.particles();
-    let mut stretch = world.constraints().stretch.clone();
+    world
+}
+
+/// Benches, as `name`, one Gauss-Seidel pass over the family that `family` picks out of
+/// `world`'s constraints (the batched SIMD kernel; AVX where the processor has it), on a copy.
+fn bench_pass<const K: usize, Kind: FamilyKind<K>>(
+    c: &mut Criterion,
+    name: &str,
+    world: &World,
+    family: impl Fn(&ConstraintSets) -> &Family<K, Kind>,
+) where
+    Family<K, Kind>: Clone,
+{
+    let (ps, mut set) = (world.particles(), family(world.constraints()).clone());
     let mut slots = Vec::new();
     Team::scope(1, |team| pack(ps, &mut slots, team));
-    c.bench_function("stretch_pass_n128", |b| {
-        b.iter(|| stretch.project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward))
+    c.bench_function(name, |b| {
+        b.iter(|| set.project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward))
     });
+}
+
+/// One pass over W's 48,641 stretch constraints at N = 128, over the dihedral family of
+/// [`bend_cloth`] (11,781 constraints), and over the bunny's 50,292 tet volumes and 64,635
+/// edges, each from the state after 10 frames.
+fn family_passes(c: &mut Criterion) {
+    let w = settled(workload_w(128, SolverMethod::GaussSeidel));
+    bench_pass(c, "stretch_pass_n128", &w, |cs| &cs.stretch);
+    let cloth = settled(bend_cloth("dihedral"));
+    bench_pass(c, "dihedral_pass_n64", &cloth, |cs| &cs.dihedral);
+    let bunny = settled(bunny());
+    bench_pass(c, "tet_volume_pass_bunny32", &bunny, |cs| &cs.volume);
+    bench_pass(c, "tet_edge_pass_bunny32", &bunny, |cs| &cs.stretch);
+}
+
+/// Frames of [`bend_cloth`] with each bending kind, after 10 frames.
+fn bend_frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("bend_frame_n64");
+    group.sample_size(20);
+    for kind in ["dihedral", "cross-distance"] {
+        let mut world = settled(bend_cloth(kind));
+        group.bench_function(kind, |b| b.iter(|| world.step().unwrap()));
+    }
+    group.finish();
 }
 
 fn w_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("w_frame_n64");
     group.sample_size(20);
     for method in SolverMethod::ALL {
-        let mut world = workload_w(64, method);
-        for _ in 0..10 {
-            world.step().unwrap();
-        }
+        let mut world = settled(workload_w(64, method));
         group.bench_function(method.name(), |b| b.iter(|| world.step().unwrap()));
     }
     group.finish();
 }
 
-criterion_group!(benches, kernels, stretch_pass, w_frame);
+criterion_group!(benches, kernels, family_passes, w_frame, bend_frame);
 criterion_main!(benches);

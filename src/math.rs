@@ -27,6 +27,8 @@ pub trait Lanes:
     fn sqrt(self) -> Self;
     /// `if self > bound { then } else { otherwise }`, lane by lane (`otherwise` for NaN).
     fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self;
+    /// Absolute value, lane by lane (clears the sign bit).
+    fn abs(self) -> Self;
 }
 
 impl Lanes for Real {
@@ -44,6 +46,11 @@ impl Lanes for Real {
     fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
         if self > bound { then } else { otherwise }
     }
+
+    #[inline(always)]
+    fn abs(self) -> Self {
+        Real::abs(self)
+    }
 }
 
 impl Lanes for wide::f32x8 {
@@ -60,5 +67,181 @@ impl Lanes for wide::f32x8 {
     #[inline(always)]
     fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
         self.simd_gt(bound).select(then, otherwise)
+    }
+
+    #[inline(always)]
+    fn abs(self) -> Self {
+        wide::f32x8::abs(self)
+    }
+}
+
+/// A 3-vector of [`Lanes`]: one vector, or one per lane of a batch (x, y and z each a SIMD
+/// vector). Its operations are those of [`Vec3`] in the same order (`dot` and `cross` as
+/// nalgebra computes them), so a kernel written over `LaneVec<T>` gives the bits of the same
+/// kernel on [`Vec3`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LaneVec<T>(pub [T; 3]);
+
+impl<T: Lanes> LaneVec<T> {
+    /// The dot product `a·b`.
+    #[inline(always)]
+    pub fn dot(self, b: Self) -> T {
+        let (a, b) = (self.0, b.0);
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    }
+
+    /// The cross product `a × b`.
+    #[inline(always)]
+    pub fn cross(self, b: Self) -> Self {
+        let (a, b) = (self.0, b.0);
+        LaneVec([
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ])
+    }
+
+    /// `|a|²`.
+    #[inline(always)]
+    pub fn norm_squared(self) -> T {
+        self.dot(self)
+    }
+}
+
+impl<T: Lanes> std::ops::Add for LaneVec<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        let (a, b) = (self.0, b.0);
+        LaneVec([a[0] + b[0], a[1] + b[1], a[2] + b[2]])
+    }
+}
+
+impl<T: Lanes> std::ops::Sub for LaneVec<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        let (a, b) = (self.0, b.0);
+        LaneVec([a[0] - b[0], a[1] - b[1], a[2] - b[2]])
+    }
+}
+
+impl<T: Lanes> std::ops::Neg for LaneVec<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        let a = self.0;
+        LaneVec([-a[0], -a[1], -a[2]])
+    }
+}
+
+impl<T: Lanes> std::ops::Mul<T> for LaneVec<T> {
+    type Output = Self;
+    /// Scales every coordinate by `s`.
+    #[inline(always)]
+    fn mul(self, s: T) -> Self {
+        let a = self.0;
+        LaneVec([a[0] * s, a[1] * s, a[2] * s])
+    }
+}
+
+impl From<Vec3> for LaneVec<Real> {
+    #[inline(always)]
+    fn from(v: Vec3) -> Self {
+        LaneVec([v.x, v.y, v.z])
+    }
+}
+
+impl From<LaneVec<Real>> for Vec3 {
+    #[inline(always)]
+    fn from(v: LaneVec<Real>) -> Self {
+        Vec3::new(v.0[0], v.0[1], v.0[2])
+    }
+}
+
+/// The coefficients `c₀ … c₇` of `atan(t) ≈ t (c₀ + c₁ t² + … + c₇ t¹⁴)` on `0 ≤ t ≤ 1`: a
+/// minimax fit of the absolute error (Lawson's iteratively reweighted least squares on 80,000
+/// points, in double precision; its error is 3.7e-8 rad before rounding to `f32`).
+const ATAN_COEFFS: [Real; 8] = [
+    0.999_999_34,
+    -0.333_298_6,
+    0.199_465_66,
+    -0.139_086_29,
+    0.096_421_97,
+    -0.055_912_327,
+    0.021_862_958,
+    -0.004_054_567,
+];
+
+/// `atan2(y, x)` in `[−π, π]` for one real or lane by lane, from a polynomial rather than a call
+/// to the C library: the angle of `(x, y)` from the positive x axis (0 when both are 0).
+///
+/// The octant is reduced to `t = min(|x|, |y|) / max(|x|, |y|)` in `[0, 1]`, `atan(t)` is the
+/// polynomial of `ATAN_COEFFS` (evaluated by Estrin's scheme, so that its chain of dependent
+/// operations is four multiply-adds long rather than eight), and the angle is rebuilt as
+/// `π/2 − a`, `π − a` and `−a` by selects. The error is at most 4.2e-7 rad: 3.6e-7 rad over
+/// every `f32` value of `t` in `[0, 1]` and every rebuild (checked exhaustively against
+/// double-precision `atan` when the coefficients were chosen; the tests check a dense sweep of
+/// angles), plus at most 6e-8 from the rounding of `t`. Its sign for `y = −0.0` is that of `+0.0`.
+#[inline(always)]
+pub fn atan2<T: Lanes>(y: T, x: T) -> T {
+    let zero = T::splat(0.0);
+    let (ax, ay) = (x.abs(), y.abs());
+    let steep = ay.select_gt(ax, T::splat(1.0), zero);
+    let (num, den) = (steep.select_gt(zero, ax, ay), steep.select_gt(zero, ay, ax));
+    let t = den.select_gt(zero, num / den, zero);
+    let pair = |i: usize, u: T| T::splat(ATAN_COEFFS[i]) + T::splat(ATAN_COEFFS[i + 1]) * u;
+    let u = t * t;
+    let u2 = u * u;
+    let u4 = u2 * u2;
+    let p = (pair(0, u) + pair(2, u) * u2) + (pair(4, u) + pair(6, u) * u2) * u4;
+    let a = t * p;
+    let a = steep.select_gt(zero, T::splat(std::f32::consts::FRAC_PI_2) - a, a);
+    let a = zero.select_gt(x, T::splat(std::f32::consts::PI) - a, a);
+    zero.select_gt(y, -a, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atan2_is_within_its_error_bound_all_round_the_circle() {
+        let n = 200_000;
+        let mut worst: f64 = 0.0;
+        for i in 0..n {
+            let phi =
+                -std::f64::consts::PI + 2.0 * std::f64::consts::PI * f64::from(i) / f64::from(n);
+            for r in [1e-3, 1.0, 7.5e4] {
+                let (x, y) = ((r * phi.cos()) as Real, (r * phi.sin()) as Real);
+                let exact = f64::from(y).atan2(f64::from(x));
+                worst = worst.max((f64::from(atan2(y, x)) - exact).abs());
+            }
+        }
+        assert!(worst <= 4.2e-7, "largest error {worst} rad");
+    }
+
+    #[test]
+    fn atan2_on_the_axes_and_at_the_origin() {
+        use std::f32::consts::{FRAC_PI_2, PI};
+        assert_eq!(atan2(0.0, 1.0), 0.0);
+        assert_eq!(atan2(0.0, 0.0), 0.0);
+        assert!((atan2(1.0, 0.0) - FRAC_PI_2).abs() <= 4.2e-7);
+        assert!((atan2(-1.0, 0.0) + FRAC_PI_2).abs() <= 4.2e-7);
+        assert!((atan2(0.0, -1.0) - PI).abs() <= 4.2e-7);
+    }
+
+    #[test]
+    fn atan2_lanes_give_the_scalar_bits() {
+        let ys: [Real; 8] = [0.3, -0.7, 1e-6, -2.0, 0.0, 5.0, -0.25, 0.9];
+        let xs: [Real; 8] = [1.0, -0.2, -3.0, 0.0, -1.0, 0.1, -0.25, 0.9];
+        let lanes = atan2(wide::f32x8::new(ys), wide::f32x8::new(xs)).to_array();
+        for l in 0..8 {
+            assert_eq!(
+                lanes[l].to_bits(),
+                atan2(ys[l], xs[l]).to_bits(),
+                "lane {l}"
+            );
+        }
     }
 }

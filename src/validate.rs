@@ -130,7 +130,9 @@ pub fn stiffness_model(
     damping: Option<Real>,
 ) -> Checked<Stiffness> {
     let forbid = |present: bool, key: &str| {
-        check(!present, key, || format!("does not apply to model \"{model}\""))
+        check(!present, key, || {
+            format!("does not apply to model \"{model}\"")
+        })
     };
     let s = match model {
         "pbd" | "pbd_corrected" => {

@@ -49,10 +49,10 @@ fn workload_w_at_64_after_60_frames() {
 #[test]
 fn shipped_scenes_after_60_frames() {
     let expected: [(&str, u64); 5] = [
-        ("flag", 0xbfa5_20c3_7ad9_f460),
+        ("flag", 0x5a4d_515e_03de_a5c7),
         ("folds", 0xe0ae_f75d_bcbb_5b20),
         ("cloth_on_mesh", 0x3d96_9d56_d021_35a6),
-        ("soft-models", 0x6cba_1315_cf27_9927),
+        ("soft-models", 0x877b_5fa8_07b4_2c62),
         ("soft-hammock", 0xdb1d_4a2f_c28b_1adc),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");

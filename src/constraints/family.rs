@@ -3,8 +3,9 @@
 //! or Jacobi-style, and the [`Kernel`] that gathers a constraint's particles for its pure
 //! `solve_*` function. Each family adds a [`FamilyKind`].
 
+use super::batched;
 use super::stiffness::{Coeffs, MaterialTable};
-use crate::math::{Real, Vec3};
+use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::Slot;
 use crate::solver::Team;
 use crate::solver::View;
@@ -12,42 +13,34 @@ use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep};
 use crate::solver::schedule::{self, Blocks};
 use std::marker::PhantomData;
 
-/// What makes a family of `K`-particle constraints: its projection of one constraint, and
-/// optionally a faster projection of a batch.
+/// What makes a family of `K`-particle constraints: the projection of one constraint, written
+/// once over [`Lanes`] so that it also projects a batch of them, one per lane of a SIMD vector,
+/// with the same bits (see [`batched`]).
 pub trait FamilyKind<const K: usize>: Sized + Sync {
-    /// Whether the family's batch kernel reads [`FamilyData::offsets`]; a family whose kernel
-    /// does not keeps an empty array (default: false).
-    const SLOT_OFFSETS: bool = false;
-
     /// The corrections of the constraint's particles and its multiplier change, from their
     /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (`None`
-    /// unless the family is damped), its rest value and its multiplier `lambda`; `None` when the
-    /// constraint is degenerate.
-    fn solve(
-        p: [Vec3; K],
-        w: [Real; K],
-        rest: Real,
-        lambda: Real,
-        dx: Option<[Vec3; K]>,
-        k: &Coeffs,
-    ) -> Option<([Vec3; K], Real)>;
+    /// unless the family is damped), its rest value and its multiplier `lambda`. A degenerate
+    /// constraint gets zero corrections and multiplier change, and `applied` 0.
+    fn project<T: Lanes>(
+        p: [LaneVec<T>; K],
+        w: [T; K],
+        rest: T,
+        lambda: T,
+        dx: Option<[LaneVec<T>; K]>,
+        k: &Coeffs<T>,
+    ) -> Projection<T, K>;
+}
 
-    /// Projects the batches whose bounds are `batches` (see [`Kernel::walk_batches`]); by
-    /// default one constraint after another.
-    ///
-    /// # Safety
-    /// As [`drivers::walk_batches`].
-    #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(
-        data: &FamilyData<'_, K, Self>,
-        lambda: &mut [Real],
-        batches: &[usize],
-        sweep: Sweep,
-        v: &View,
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe { drivers::walk_batches::<K, DAMPED, _>(data, lambda, batches, sweep, v) }
-    }
+/// What [`FamilyKind::project`] computes for one constraint, or for one per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct Projection<T, const K: usize> {
+    /// The correction of each particle, m.
+    pub dp: [LaneVec<T>; K],
+    /// The change of the multiplier.
+    pub delta_lambda: T,
+    /// 1 where the constraint was projected, 0 where it is degenerate (zero corrections, which
+    /// the scalar drivers skip rather than add).
+    pub applied: T,
 }
 
 /// A constraint family of `K` particles per constraint, one entry per constraint in each field,
@@ -58,10 +51,9 @@ pub struct Family<const K: usize, Kind> {
     ids: Vec<[u32; K]>,
     /// One more than the largest particle id in `ids` (0 when empty).
     span: usize,
-    /// The byte offsets of the [`Slot`]s of `ids` (each id times 16) when `Kind::SLOT_OFFSETS`,
-    /// else empty: what the distance family's batch kernel reads instead of `ids`, so that a
-    /// particle's address is one addition (one shift fewer, and fewer registers; measured in
-    /// `docs/step-bench.md`).
+    /// The byte offsets of the [`Slot`]s of `ids` (each id times 16): what the batch kernel reads
+    /// instead of `ids`, so that a particle's address is one addition (one shift fewer, and fewer
+    /// registers; measured in `docs/step-bench.md`).
     offsets: Vec<[u32; K]>,
     /// Colored blocks (see [`Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
@@ -84,8 +76,7 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// One more than the largest particle id in `ids`.
     pub span: usize,
     /// The byte offsets of the slots of `ids` (see
-    /// [`Positions::slot_at`](crate::solver::Positions::slot_at)), or empty when the kind
-    /// does not read them ([`FamilyKind::SLOT_OFFSETS`]).
+    /// [`Positions::slot_at`](crate::solver::Positions::slot_at)).
     pub offsets: &'a [[u32; K]],
     /// Rest value of each constraint.
     pub rest: &'a [Real],
@@ -119,11 +110,12 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         let dx = DAMPED.then(|| std::array::from_fn(|n| pos[n] - v.x[ids[n]]));
         let k = &self.coeffs[self.mat[c] as usize];
         let w = slots.map(|s| s.w);
-        let (dp, delta_lambda) = Kind::solve(pos, w, self.rest[c], lambda, dx, k)?;
-        Some(Correction {
+        let dx = dx.map(|dx: [Vec3; K]| dx.map(LaneVec::from));
+        let r = Kind::project(pos.map(LaneVec::from), w, self.rest[c], lambda, dx, k);
+        (r.applied > 0.0).then(|| Correction {
             ids,
-            dp,
-            delta_lambda,
+            dp: r.dp.map(Vec3::from),
+            delta_lambda: r.delta_lambda,
         })
     }
 
@@ -136,7 +128,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         v: &View,
     ) {
         // SAFETY: forwarded from the caller.
-        unsafe { Kind::walk_batches::<DAMPED>(self, lambda, batches, sweep, v) }
+        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, lambda, batches, sweep, v) }
     }
 }
 
@@ -165,9 +157,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// serial tail (until the next [`Family::schedule`]).
     pub fn push_constraint(&mut self, ids: [u32; K], rest: Real, mat: u16) {
         self.ids.push(ids);
-        if Kind::SLOT_OFFSETS {
-            self.offsets.push(ids.map(slot_offset));
-        }
+        self.offsets.push(ids.map(slot_offset));
         self.span = ids.iter().fold(self.span, |s, &i| s.max(i as usize + 1));
         self.rest.push(rest);
         self.lambda.push(0.0);
@@ -180,9 +170,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     pub fn schedule(&mut self) {
         let schedule = schedule::schedule(&self.ids);
         schedule::permute(&mut self.ids, &schedule.order);
-        if Kind::SLOT_OFFSETS {
-            schedule::permute(&mut self.offsets, &schedule.order);
-        }
+        schedule::permute(&mut self.offsets, &schedule.order);
         schedule::permute(&mut self.rest, &schedule.order);
         schedule::permute(&mut self.lambda, &schedule.order);
         schedule::permute(&mut self.mat, &schedule.order);
@@ -241,7 +229,6 @@ fn slot_offset(i: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use crate::constraints::distance::DistanceSet;
-    use crate::constraints::volume::TetVolumeSet;
 
     #[test]
     fn slot_offsets_follow_the_ids_through_scheduling_and_the_tail() {
@@ -259,15 +246,6 @@ mod tests {
         let (data, _, _) = set.split();
         let expected: Vec<[u32; 2]> = data.ids.iter().map(|c| c.map(|i| i * 16)).collect();
         assert_eq!(data.offsets, expected);
-    }
-
-    #[test]
-    fn families_without_a_batch_kernel_keep_no_offsets() {
-        let mut set = TetVolumeSet::default();
-        set.push_constraint([0, 1, 2, 3], 1.0, 0);
-        set.schedule();
-        set.push_constraint([1, 2, 3, 4], 1.0, 0);
-        assert!(set.split().0.offsets.is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Constraint families: one file each, with its data, its pure `solve_*` kernel and its drivers.
 
 pub mod attachment;
+pub mod batched;
 pub mod bending;
 pub mod contact;
 pub mod distance;

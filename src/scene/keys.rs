@@ -208,9 +208,8 @@ impl Ctx<'_> {
                 return Err(self.invalid(&key.key("kind"), "is only for cloth `bend`"));
             }
         };
-        let stiffness =
-            validate::stiffness_model(&raw.model, raw.k, raw.compliance, raw.damping)
-                .map_err(|e| self.at(key, e))?;
+        let stiffness = validate::stiffness_model(&raw.model, raw.k, raw.compliance, raw.damping)
+            .map_err(|e| self.at(key, e))?;
         Ok((stiffness, kind))
     }
 

@@ -83,7 +83,7 @@ pub mod avx {
     /// Its safe methods run AVX instructions. The type is private to the crate, and the crate
     /// makes and uses its values only inside functions compiled with `#[target_feature(enable =
     /// "avx")]` that are called after `is_x86_feature_detected!("avx")` (see
-    /// [`walk_batches`](crate::constraints::distance)); every method is `#[inline(always)]` so
+    /// the batched kernels of `constraints::batched`); every method is `#[inline(always)]` so
     /// that it compiles inside them.
     #[derive(Clone, Copy)]
     pub(crate) struct F32x8(__m256);
@@ -138,6 +138,12 @@ pub mod avx {
                 let gt = _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, bound.0);
                 _mm256_or_ps(_mm256_and_ps(gt, then.0), _mm256_andnot_ps(gt, otherwise.0))
             })
+        }
+
+        #[inline(always)]
+        fn abs(self) -> Self {
+            // SAFETY: AVX is present (see the type's docs).
+            F32x8(unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0) })
         }
     }
 

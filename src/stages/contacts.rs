@@ -19,7 +19,7 @@ const SAMPLE_SPACING: Real = 0.5;
 const MAX_SWEEP_SAMPLES: u32 = 32;
 
 /// Samples the path `x → p` of every free particle that moves more than half its radius `r` in
-/// this substep, every `r / 2` or closer (at most [`MAX_SWEEP_SAMPLES`] samples), against every
+/// this substep, every `r / 2` or closer (at most `MAX_SWEEP_SAMPLES` samples), against every
 /// collider at its current pose; if a sample is inside a collider (signed distance < 0), the
 /// prediction `p` is pulled back to the sample before it, which is outside. The contact generated
 /// next then stops the particle on the side it came from. A collider thinner than the sample

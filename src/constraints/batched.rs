@@ -1,0 +1,400 @@
+//! The batched projection of every scheduled family (distance, dihedral, tet volume): the
+//! constraints of a batch (see [`schedule`](crate::solver::schedule)) share no particle, so their
+//! particles' slots are gathered into one SIMD vector per coordinate, the family's
+//! [`FamilyKind::project`] runs on all [`LANES`] lanes at once, and the new positions are
+//! scattered back. The arithmetic is the scalar projection's, so the bits are the same. Batches
+//! are projected with AVX where the processor has it (x86-64), with `wide::f32x8` otherwise (see
+//! [`crate::solver::simd`]).
+
+use super::family::{FamilyData, FamilyKind};
+use super::stiffness::Coeffs;
+use crate::math::{LaneVec, Real};
+use crate::solver::drivers::{self, Correction, Kernel, Sweep};
+use crate::solver::simd::Batch;
+use crate::solver::{LANES, Slot, View};
+use std::ops::Range;
+
+/// The values of a batch, one per lane; the unused lanes of a partial batch repeat the last.
+#[inline(always)]
+fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
+    <[T; LANES]>::try_from(a).unwrap_or_else(|_| {
+        // A loop of known length, unrolled, rather than a `memcpy` call of unknown length.
+        let mut p = [a[0]; LANES];
+        for (l, p) in p.iter_mut().enumerate() {
+            *p = a[l.min(a.len() - 1)];
+        }
+        p
+    })
+}
+
+/// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]).
+struct Batched<'d, 'a, const K: usize, Kind, V> {
+    data: &'d FamilyData<'a, K, Kind>,
+    /// The coefficients of every lane when all the family's materials have the same.
+    uniform: Option<Coeffs<V>>,
+}
+
+impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'d, 'a, K, Kind, V> {
+    #[inline(always)]
+    fn new(data: &'d FamilyData<'a, K, Kind>) -> Self {
+        assert!(
+            data.rest.len() == data.ids.len() && data.offsets.len() == data.ids.len(),
+            "one rest value and one set of offsets per constraint"
+        );
+        // A cloth's stretch and shear are two materials, usually alike.
+        let uniform = match data.coeffs {
+            [k, rest @ ..] if rest.iter().all(|r| r == k) => Some(Coeffs {
+                alpha_tilde: V::splat(k.alpha_tilde),
+                gamma: V::splat(k.gamma),
+                scale: V::splat(k.scale),
+            }),
+            _ => None,
+        };
+        Batched { data, uniform }
+    }
+
+    /// The coefficients of the materials `mat` of a batch, one per lane (the unused lanes of a
+    /// partial batch repeat the last).
+    #[inline(always)]
+    fn lane_coeffs(&self, mat: &[u16]) -> Coeffs<V> {
+        let [mut alpha_tilde, mut gamma, mut scale] = [[0.0; LANES]; 3];
+        for (l, m) in padded(mat).into_iter().enumerate() {
+            let k = &self.data.coeffs[m as usize];
+            (alpha_tilde[l], gamma[l], scale[l]) = (k.alpha_tilde, k.gamma, k.scale);
+        }
+        Coeffs {
+            alpha_tilde: V::from_array(alpha_tilde),
+            gamma: V::from_array(gamma),
+            scale: V::from_array(scale),
+        }
+    }
+}
+
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Kernel<K> for Batched<'_, '_, K, Kind, V> {
+    #[inline(always)]
+    fn particles(&self, c: usize) -> [usize; K] {
+        self.data.particles(c)
+    }
+
+    fn damped(&self) -> bool {
+        self.data.damped()
+    }
+
+    #[inline(always)]
+    unsafe fn correction<const DAMPED: bool>(
+        &self,
+        c: usize,
+        lambda: Real,
+        v: &View,
+    ) -> Option<Correction<K>> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.data.correction::<DAMPED>(c, lambda, v) }
+    }
+
+    /// The constraints of a batch at once. A full batch reads its slot offsets, rest values and
+    /// multipliers in place; a partial batch works on padded copies, whose unused lanes repeat
+    /// its last constraint, so they compute and write the very values that lane writes.
+    #[inline(always)]
+    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
+        let data = self.data;
+        let lanes = c..c + lambda.len();
+        debug_assert!(lanes.end <= data.ids.len());
+        // SAFETY: the lanes are constraints of the family (the caller's contract), and the family
+        // holds one rest value and one set of offsets per constraint (checked in `Batched::new`).
+        let (offsets, rest) = unsafe {
+            (
+                data.offsets.get_unchecked(lanes.clone()),
+                data.rest.get_unchecked(lanes.clone()),
+            )
+        };
+        let full = (
+            <&[[u32; K]; LANES]>::try_from(offsets),
+            <&[Real; LANES]>::try_from(rest),
+            <&mut [Real; LANES]>::try_from(&mut *lambda),
+        );
+        // SAFETY (both arms): forwarded from the caller.
+        match full {
+            (Ok(offsets), Ok(rest), Ok(lambda)) => unsafe {
+                self.project_batch::<DAMPED>(lanes, offsets, rest, lambda, v)
+            },
+            _ => {
+                let mut padded_lambda = padded(lambda);
+                unsafe {
+                    self.project_batch::<DAMPED>(
+                        lanes,
+                        &padded(offsets),
+                        &padded(rest),
+                        &mut padded_lambda,
+                        v,
+                    )
+                };
+                let n = lambda.len();
+                lambda.copy_from_slice(&padded_lambda[..n]);
+            }
+        }
+    }
+}
+
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> {
+    /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
+    /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
+    /// at `offsets`, with rest values `rest` and multipliers `lambda`.
+    ///
+    /// # Safety
+    /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
+    #[inline(always)]
+    unsafe fn project_batch<const DAMPED: bool>(
+        &self,
+        lanes: Range<usize>,
+        offsets: &[[u32; K]; LANES],
+        rest: &[Real; LANES],
+        lambda: &mut [Real; LANES],
+        v: &View,
+    ) {
+        let data = self.data;
+        // Every id is below `span`, so this one check bounds every access below.
+        assert!(
+            data.span <= v.p.len(),
+            "constraints reach past the particles"
+        );
+        // Plain loops here and below: `array::map` is not always inlined, and this must compile
+        // inside the AVX caller.
+        let mut slots = [[std::ptr::null_mut::<Slot>(); LANES]; K];
+        for l in 0..LANES {
+            for n in 0..K {
+                // SAFETY: the offsets are 16 times ids below `span` (checked above).
+                slots[n][l] = unsafe { v.p.slot_at(offsets[l][n]) };
+            }
+        }
+        let zero = V::splat(0.0);
+        let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
+        for n in 0..K {
+            // SAFETY: no other thread accesses these particles (the caller's contract); distinct
+            // lanes share no particle (repeated lanes read and write the same values).
+            let [x, y, z, wn] = unsafe { V::gather(&slots[n]) };
+            (p[n], w[n]) = (LaneVec([x, y, z]), wn);
+        }
+        // An `if`, not `bool::then`: LLVM did not inline the closure into the AVX walk.
+        let dx = if DAMPED {
+            // SAFETY: the lanes are constraints of the family (the caller's contract).
+            let ids = padded(unsafe { data.ids.get_unchecked(lanes.clone()) });
+            let mut dx = [LaneVec([zero; 3]); K];
+            for n in 0..K {
+                let mut start = [[0.0; LANES]; 3];
+                for l in 0..LANES {
+                    let x = v.x[ids[l][n] as usize];
+                    (start[0][l], start[1][l], start[2][l]) = (x.x, x.y, x.z);
+                }
+                let [sx, sy, sz] = start;
+                let x = LaneVec([V::from_array(sx), V::from_array(sy), V::from_array(sz)]);
+                dx[n] = p[n] - x;
+            }
+            Some(dx)
+        } else {
+            None
+        };
+        let k = match self.uniform {
+            Some(k) => k,
+            None => self.lane_coeffs(&data.mat[lanes]),
+        };
+        let lam = V::from_array(*lambda);
+        let r = Kind::project(p, w, V::from_array(*rest), lam, dx, &k);
+        for n in 0..K {
+            let [x, y, z] = (p[n] + r.dp[n]).0;
+            // SAFETY: as above.
+            unsafe { V::scatter([x, y, z, w[n]], &slots[n]) };
+        }
+        *lambda = (lam + r.delta_lambda).to_array();
+    }
+}
+
+/// [`drivers::walk_batches`] for a family, its batches projected as SIMD vectors: AVX where the
+/// processor has it (x86-64), `wide::f32x8` otherwise.
+///
+/// # Safety
+/// The contract of [`drivers::walk_batches`].
+#[inline(always)]
+pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+    data: &FamilyData<'_, K, Kind>,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the processor has AVX; the rest is forwarded from the caller.
+        return unsafe { walk_batches_avx::<K, Kind, DAMPED>(data, lambda, batches, sweep, v) };
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { walk_batches_as::<K, Kind, wide::f32x8, DAMPED>(data, lambda, batches, sweep, v) }
+}
+
+/// [`drivers::walk_batches`] with the family's batches projected as vectors `V`.
+///
+/// # Safety
+/// The contract of [`drivers::walk_batches`].
+#[inline(always)]
+unsafe fn walk_batches_as<const K: usize, Kind: FamilyKind<K>, V: Batch, const DAMPED: bool>(
+    data: &FamilyData<'_, K, Kind>,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    let kernel = Batched::<K, Kind, V>::new(data);
+    // SAFETY: forwarded from the caller.
+    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+}
+
+/// [`walk_batches_as`] with AVX vectors, compiled for AVX.
+///
+/// # Safety
+/// The processor has AVX, and the contract of [`drivers::walk_batches`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn walk_batches_avx<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+    data: &FamilyData<'_, K, Kind>,
+    lambda: &mut [Real],
+    batches: &[usize],
+    sweep: Sweep,
+    v: &View,
+) {
+    use crate::solver::simd::avx::F32x8;
+    // SAFETY: forwarded from the caller.
+    unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED>(data, lambda, batches, sweep, v) }
+}
+
+/// A check for the families' tests: for each family `build(damping, two_materials)` returns
+/// (scheduled, its materials resolved, without and with XPBD damping, with one material or two),
+/// projecting it over its particles batch by batch, with `wide::f32x8` and (where the processor
+/// has it) AVX, and with the serial driver, gives the bits of the scalar kernel walking the
+/// constraints one after another in the scheduled order: the same positions and multipliers.
+/// One material has its coefficients splatted once, two are gathered per batch.
+#[cfg(test)]
+pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
+    build: impl Fn(
+        Real,
+        bool,
+    ) -> (
+        super::family::Family<K, Kind>,
+        crate::particles::ParticleSet,
+    ),
+) {
+    for damping in [0.0, 0.01] {
+        for two_materials in [false, true] {
+            let (set, ps) = build(damping, two_materials);
+            batched_matches_scalar(&set, &ps);
+        }
+    }
+}
+
+/// Particles at `x` for the families' tests: inverse masses 1 to 3 (1/kg), every 97th pinned.
+#[cfg(test)]
+pub(crate) fn test_particles(
+    x: impl IntoIterator<Item = crate::math::Vec3>,
+) -> crate::particles::ParticleSet {
+    let mut ps = crate::particles::ParticleSet::default();
+    for (i, x) in (0u32..).zip(x) {
+        let w = if i % 97 == 0 {
+            0.0
+        } else {
+            1.0 + (i % 3) as Real
+        };
+        ps.push(x, w, 0.01, 0);
+    }
+    ps
+}
+
+/// The materials of the families' tests, added to `table`: XPBD compliance `compliance` with
+/// `damping` (s), then rigid when `two`, else the first again.
+#[cfg(test)]
+pub(crate) fn test_materials(
+    table: &mut super::MaterialTable,
+    compliance: Real,
+    damping: Real,
+    two: bool,
+) -> [u16; 2] {
+    use super::Stiffness;
+    let first = table.add(Stiffness::Xpbd {
+        compliance,
+        damping,
+    });
+    [
+        first,
+        if two {
+            table.add(Stiffness::default())
+        } else {
+            first
+        },
+    ]
+}
+
+/// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`.
+#[cfg(test)]
+fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
+    set: &super::family::Family<K, Kind>,
+    ps: &crate::particles::ParticleSet,
+) {
+    use crate::solver::Team;
+    use crate::solver::view::{pack, unpack};
+    let run = |project: &dyn Fn(&mut super::family::Family<K, Kind>, &View)| {
+        let mut set = set.clone();
+        let mut slots = Vec::new();
+        Team::scope(1, |team| pack(ps, &mut slots, team));
+        project(&mut set, &View::new(&mut slots, &ps.x));
+        let mut out = ps.clone();
+        Team::scope(1, |team| unpack(&slots, &mut out, team));
+        (out.p, set.lambda)
+    };
+    let scalar = run(&|set, v| {
+        let (data, lambda, _) = set.split();
+        for (c, l) in lambda.iter_mut().enumerate() {
+            // SAFETY: one thread.
+            unsafe {
+                match data.damped() {
+                    true => drivers::project_one::<K, true, _>(&data, c, l, v),
+                    false => drivers::project_one::<K, false, _>(&data, c, l, v),
+                }
+            }
+        }
+    });
+    let walk_all = |avx: bool| {
+        move |set: &mut super::family::Family<K, Kind>, v: &View| {
+            let (data, lambda, blocks) = set.split();
+            let (b, s) = (&blocks.batches[..], Sweep::Forward);
+            // SAFETY: one thread; AVX only where the processor has it (checked below).
+            unsafe {
+                #[cfg(target_arch = "x86_64")]
+                if avx {
+                    return match data.damped() {
+                        true => walk_batches_avx::<K, Kind, true>(&data, lambda, b, s, v),
+                        false => walk_batches_avx::<K, Kind, false>(&data, lambda, b, s, v),
+                    };
+                }
+                let _ = avx;
+                match data.damped() {
+                    true => walk_batches_as::<K, Kind, wide::f32x8, true>(&data, lambda, b, s, v),
+                    false => walk_batches_as::<K, Kind, wide::f32x8, false>(&data, lambda, b, s, v),
+                }
+            }
+        }
+    };
+    assert!(
+        scalar.0.iter().zip(&ps.p).any(|(a, b)| a != b),
+        "the projection moved some particle"
+    );
+    let check = |path: &str, (p, lambda): (Vec<crate::math::Vec3>, Vec<Real>)| {
+        assert!(scalar.0 == p, "{path}: positions differ");
+        assert!(scalar.1 == lambda, "{path}: multipliers differ");
+    };
+    check(
+        "the serial driver",
+        run(&|set, v| set.project_serial(v, Sweep::Forward)),
+    );
+    check("wide::f32x8", run(&walk_all(false)));
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        check("AVX", run(&walk_all(true)));
+    }
+}
