@@ -1,6 +1,7 @@
 //! `supple run SCENE.toml`: the window, or a headless run with export and report.
 
 use super::SolverOverrides;
+use crate::export::usd::UsdWriter;
 use crate::export::{FrameRecord, Report, export_frame};
 use crate::scene::{Scene, load_scene};
 use crate::stats::FrameStats;
@@ -37,12 +38,16 @@ pub struct RunOutput {
     /// Write one OBJ per body per frame into this folder: `DIR/<body>_<frame:05>.obj`.
     #[arg(long, value_name = "DIR")]
     pub export: Option<PathBuf>,
+    /// Write the whole run to this USD file (text, `.usda` or `.usd`): one time-sampled mesh or
+    /// curve per body and the colliders, for Blender, Houdini, Omniverse and usdview.
+    #[arg(long, value_name = "FILE.usda", value_parser = usd_path)]
+    pub export_usd: Option<PathBuf>,
     /// Write per-frame statistics to this JSON file.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
     /// Render offscreen (no display needed), simulating `--frames` frames (default 60), save a
     /// PNG of the last one and exit.
-    #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "export", "report"])]
+    #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "export", "export_usd", "report"])]
     pub screenshot: Option<PathBuf>,
     /// Threads of the parallel solver (default: RAYON_NUM_THREADS, else one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -91,16 +96,11 @@ pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
             path,
         );
     }
-    if args.headless || args.export.is_some() || args.report.is_some() {
+    if args.headless || args.export.is_some() || args.export_usd.is_some() || args.report.is_some()
+    {
         let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
         let name = scene.name.clone();
-        let s = run_headless(
-            scene,
-            frames,
-            args.export.as_ref(),
-            args.report.as_ref(),
-            true,
-        )?;
+        let s = run_headless(scene, frames, args, true)?;
         let ms = if s.frames > 0 {
             1e3 * s.wall_s / s.frames as f64
         } else {
@@ -146,21 +146,44 @@ fn screenshot(_scene: Scene, _frames: u64, _path: &Path) -> anyhow::Result<()> {
     anyhow::bail!("{NO_VIEWER}: it cannot take screenshots")
 }
 
-/// Simulates `frames` frames of `scene`, exporting every frame (from frame 0) to `export` and the
-/// statistics of every frame to `report`. Stops at the first non-finite frame with its error.
+/// Accepts a USD file name that Supple can write: text USD, `.usda` or `.usd`.
+fn usd_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("usda" | "usd") => Ok(path),
+        Some("usdc" | "usdz") => Err(format!(
+            "'{s}': Supple writes text USD; name the file .usda (usdcat converts it to .usdc)"
+        )),
+        _ => Err(format!(
+            "'{s}': expected a USD file name ending in .usda or .usd"
+        )),
+    }
+}
+
+/// Simulates `frames` frames of `scene`, writing every frame (from frame 0) as `outputs` ask:
+/// OBJ files into `--export`, the USD file `--export-usd`, and the statistics of every frame to
+/// `--report`. Stops at the first non-finite frame with its error, leaving no USD file or report.
 pub fn run_headless(
     scene: Scene,
     frames: u64,
-    export: Option<&PathBuf>,
-    report: Option<&PathBuf>,
+    outputs: &RunOutput,
     progress: bool,
 ) -> anyhow::Result<Summary> {
     let Scene { name, mut world } = scene;
+    let export = outputs.export.as_ref();
+    let report = outputs.report.as_ref();
     if let Some(dir) = export {
         std::fs::create_dir_all(dir).map_err(|e| {
             anyhow::anyhow!("cannot create the export folder {}: {e}", dir.display())
         })?;
         export_frame(&world, dir)?;
+    }
+    let mut usd = match &outputs.export_usd {
+        Some(path) => Some(UsdWriter::create(path, &world, &name)?),
+        None => None,
+    };
+    if let Some(usd) = &mut usd {
+        usd.write_frame(&world)?;
     }
     let mut records = Vec::new();
     let mut last = FrameStats::measure(&world);
@@ -192,12 +215,18 @@ pub fn run_headless(
         if let Some(dir) = export {
             export_frame(&world, dir)?;
         }
+        if let Some(usd) = &mut usd {
+            usd.write_frame(&world)?;
+        }
         if report.is_some() {
             records.push(record(&world, 1e3 * step, last.clone()));
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if let Some(usd) = usd {
+        usd.finish(&world)?;
+    }
     if let Some(path) = report {
         Report {
             scene: name,
