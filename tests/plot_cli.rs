@@ -1,21 +1,11 @@
 //! `supple plot`: a run's report becomes one PNG; what is not a report is refused, naming it.
 #![cfg(feature = "cli")]
 
-use std::path::Path;
-use std::process::Command;
-use supple::cli::plot::PLOT_SIZE;
+mod cli_helper;
 
-fn supple(args: &[&str], dir: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_supple"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use cli_helper::supple;
+use std::path::Path;
+use supple::cli::plot::PLOT_SIZE;
 
 #[test]
 fn a_report_plots_to_a_png_beside_it() {
@@ -30,9 +20,9 @@ fn a_report_plots_to_a_png_beside_it() {
         "--report",
         "run.json",
     ];
-    let (ok, stderr) = supple(&run, dir.path());
+    let (ok, _, stderr) = supple(&run, dir.path());
     assert!(ok, "{stderr}");
-    let (ok, stderr) = supple(&["plot", "run.json"], dir.path());
+    let (ok, _, stderr) = supple(&["plot", "run.json"], dir.path());
     assert!(ok, "{stderr}");
     let decoder = png::Decoder::new(std::io::BufReader::new(
         std::fs::File::open(dir.path().join("run.png")).unwrap(),
@@ -53,13 +43,13 @@ fn a_report_plots_to_a_png_beside_it() {
 fn a_file_that_is_not_a_report_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("other.json"), r#"{"frames": 3}"#).unwrap();
-    let (ok, stderr) = supple(&["plot", "other.json", "--out", "p.png"], dir.path());
+    let (ok, _, stderr) = supple(&["plot", "other.json", "--out", "p.png"], dir.path());
     assert!(!ok);
     assert!(
         stderr.contains("other.json is not a Supple report"),
         "{stderr}"
     );
-    let (ok, stderr) = supple(&["plot", "missing.json"], dir.path());
+    let (ok, _, stderr) = supple(&["plot", "missing.json"], dir.path());
     assert!(!ok);
     assert!(
         stderr.contains("cannot read the report missing.json"),
