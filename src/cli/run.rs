@@ -14,6 +14,8 @@ use std::time::Instant;
 pub const DEFAULT_FRAMES: u64 = 300;
 /// Frames simulated before a `--screenshot` when `--frames` is not given (1 s at 60 Hz).
 pub const DEFAULT_SCREENSHOT_FRAMES: u64 = 60;
+/// Frames recorded by `--gif` and `--video` when `--frames` is not given (3 s at 60 Hz).
+pub const DEFAULT_RECORD_FRAMES: u64 = 180;
 
 /// Arguments of `supple run`.
 #[derive(Args, Debug, Clone)]
@@ -49,6 +51,19 @@ pub struct RunOutput {
     /// PNG of the last one and exit.
     #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "export", "export_usd", "report"])]
     pub screenshot: Option<PathBuf>,
+    /// Render offscreen (no display needed), simulating `--frames` frames (default 180), and
+    /// write an animated GIF of every `--record-stride`-th frame.
+    #[arg(long, value_name = "FILE.gif", conflicts_with_all = ["headless", "export", "export_usd", "report", "screenshot"])]
+    pub gif: Option<PathBuf>,
+    /// Like `--gif`, as an MP4 video encoded by ffmpeg (which must be on the PATH).
+    #[arg(long, value_name = "FILE.mp4", conflicts_with_all = ["headless", "export", "export_usd", "report", "screenshot"])]
+    pub video: Option<PathBuf>,
+    /// Size of the `--gif` and `--video` pictures, pixels.
+    #[arg(long, value_name = "WxH", default_value = "640x400", value_parser = picture_size)]
+    pub record_size: (u32, u32),
+    /// Record every N-th frame for `--gif` and `--video` (from frame 0).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    pub record_stride: u64,
     /// Threads of the parallel solver (default: RAYON_NUM_THREADS, else one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
@@ -86,7 +101,7 @@ pub fn set_threads(args: &RunOutput) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs a loaded scene as `args` say: a screenshot, headless, or in the window.
+/// Runs a loaded scene as `args` say: a screenshot, an animation, headless, or in the window.
 pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
     args.solver.apply(&mut scene.world.params);
     if let Some(path) = &args.screenshot {
@@ -95,6 +110,9 @@ pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
             args.frames.unwrap_or(DEFAULT_SCREENSHOT_FRAMES),
             path,
         );
+    }
+    if args.gif.is_some() || args.video.is_some() {
+        return record(scene, args);
     }
     if args.headless || args.export.is_some() || args.export_usd.is_some() || args.report.is_some()
     {
@@ -132,6 +150,18 @@ fn screenshot(scene: Scene, frames: u64, path: &Path) -> anyhow::Result<()> {
     crate::viewer::screenshot(scene.world, &scene.name, frames, path)
 }
 
+#[cfg(feature = "viewer")]
+fn record(scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
+    let recording = crate::viewer::record::Recording {
+        frames: args.frames.unwrap_or(DEFAULT_RECORD_FRAMES),
+        stride: args.record_stride,
+        size: args.record_size,
+        gif: args.gif.clone(),
+        video: args.video.clone(),
+    };
+    crate::viewer::record::record(scene.world, &scene.name, &recording)
+}
+
 /// Why a build without the viewer cannot draw.
 #[cfg(not(feature = "viewer"))]
 const NO_VIEWER: &str = "this build of supple has no viewer (built without the `viewer` feature)";
@@ -144,6 +174,24 @@ fn open_window(_scene: Scene) -> anyhow::Result<()> {
 #[cfg(not(feature = "viewer"))]
 fn screenshot(_scene: Scene, _frames: u64, _path: &Path) -> anyhow::Result<()> {
     anyhow::bail!("{NO_VIEWER}: it cannot take screenshots")
+}
+
+#[cfg(not(feature = "viewer"))]
+fn record(_scene: Scene, _args: &RunOutput) -> anyhow::Result<()> {
+    anyhow::bail!("{NO_VIEWER}: it cannot record animations")
+}
+
+/// Parses a picture size `WxH` in pixels, each side 16 to 8192.
+fn picture_size(s: &str) -> Result<(u32, u32), String> {
+    let parsed = s
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
+    match parsed {
+        Some((w, h)) if (16..=8192).contains(&w) && (16..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!(
+            "expected a size WxH in pixels, each side 16 to 8192 (e.g. 640x400), got '{s}'"
+        )),
+    }
 }
 
 /// Accepts a USD file name that Supple can write: text USD, `.usda` or `.usd`.
