@@ -1,5 +1,6 @@
-//! Output files: an OBJ per body per frame, and the JSON report. Every file is written
-//! atomically: to a temporary file beside it, then renamed over the target.
+//! Output files: an OBJ per body per frame, one USD file of a whole run ([`usd`]), and the JSON
+//! report. Every file is written atomically: to a temporary file beside it, then renamed over
+//! the target.
 
 use crate::bodies::{Body, BodyKind};
 use crate::math::{Real, Vec3};
@@ -8,9 +9,12 @@ use crate::stats::FrameStats;
 use crate::world::World;
 use serde::Serialize;
 use std::fmt::Write as _;
+use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+pub mod usd;
 
 /// A file that could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -23,45 +27,120 @@ pub struct ExportError {
     pub source: std::io::Error,
 }
 
-/// Writes `bytes` to `path` atomically: to a new temporary file in the same folder (named after
-/// the file, this process and a counter, created exclusively), flushed to disk, then renamed over
-/// `path`. Readers see the old file or the whole new one, never a part; on failure the temporary
-/// file is removed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let err = |source| ExportError {
+/// A new file in the folder of a target file, named after it, this process and a counter, and
+/// created exclusively; removed when dropped unless [persisted](TempFile::persist) over the
+/// target. Errors name the target.
+#[derive(Debug)]
+pub struct TempFile {
+    /// The temporary file's path.
+    path: PathBuf,
+    /// The file the temporary file may become.
+    target: PathBuf,
+    file: File,
+    /// True once renamed over the target.
+    persisted: bool,
+}
+
+impl TempFile {
+    /// Creates an empty temporary file beside `target` (which need not exist).
+    pub fn beside(target: &Path) -> Result<Self, ExportError> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let dir = target
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target.file_name().ok_or_else(|| {
+            export_error(
+                target,
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+            )
+        })?;
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(
+            ".{}.{}.{n}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| export_error(target, e))?;
+        Ok(TempFile {
+            path,
+            target: target.to_path_buf(),
+            file,
+            persisted: false,
+        })
+    }
+
+    /// The temporary file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The error of an I/O operation on this file: it names the target.
+    pub fn error(&self, source: std::io::Error) -> ExportError {
+        export_error(&self.target, source)
+    }
+
+    /// Flushes the file to disk and renames it over the target: readers see the old target or
+    /// the whole new file, never a part. On failure the temporary file is removed.
+    pub fn persist(mut self) -> Result<(), ExportError> {
+        self.file
+            .sync_all()
+            .and_then(|()| std::fs::rename(&self.path, &self.target))
+            .map_err(|e| self.error(e))?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+impl std::io::Write for TempFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl std::io::Read for TempFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        std::io::Read::read(&mut self.file, buf)
+    }
+}
+
+impl std::io::Seek for TempFile {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        std::io::Seek::seek(&mut self.file, pos)
+    }
+}
+
+fn export_error(path: &Path, source: std::io::Error) -> ExportError {
+    ExportError {
         path: path.display().to_string(),
         source,
-    };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| {
-        err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a file name",
-        ))
-    })?;
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(
-        ".{}.{}.{n}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(err)
+}
+
+/// Writes `bytes` to `path` atomically: to a [`TempFile`] beside it, flushed to disk, then
+/// renamed over `path`. Readers see the old file or the whole new one, never a part; on failure
+/// the temporary file is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    let mut tmp = TempFile::beside(path)?;
+    tmp.write_all(bytes).map_err(|e| tmp.error(e))?;
+    tmp.persist()
 }
 
 /// Area-weighted vertex normals of a triangle mesh (unit length; zero for isolated vertices).

@@ -1,21 +1,10 @@
 //! `supple import`: the scene written by `--out` reproduces the import; bad input writes nothing.
 #![cfg(feature = "cli")]
 
-use std::path::Path;
-use std::process::Command;
+mod cli_helper;
 
-fn supple(args: &[&str], dir: &Path) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_supple"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use cli_helper::supple;
+use std::path::Path;
 
 /// A mesh of `../shared/meshes`.
 fn shared_mesh(name: &str) -> std::path::PathBuf {

@@ -1,26 +1,10 @@
 //! The offscreen screenshot of the default scene shows the cloth, and it moves between frames.
 #![cfg(feature = "viewer")]
 
-use std::path::Path;
-use supple::World;
-use supple::scene::load_scene;
-use supple::viewer::{ViewerError, screenshot};
+mod viewer_helper;
 
-/// The default scene: a cloth pinned at two corners above the ground. A debug build solves it
-/// with fewer substeps and iterations, so that 60 frames take seconds; the rendering is what is
-/// under test.
-fn world() -> World {
-    let mut world = load_scene(Path::new("scenes/default.toml")).unwrap().world;
-    if cfg!(debug_assertions) {
-        let params = supple::SolverParams {
-            substeps: 2,
-            iterations: 2,
-            ..world.params().clone()
-        };
-        world.set_params(params).unwrap();
-    }
-    world
-}
+use supple::viewer::{ViewerError, screenshot};
+use viewer_helper::default_world as world;
 
 /// Pixels that differ from the top-right corner, which the scene never covers: the background.
 fn differs_from_background(image: &image::RgbImage) -> usize {

@@ -2,8 +2,10 @@
 
 pub mod bench;
 pub mod bench_step;
+pub mod chart;
 pub mod experiments;
 pub mod import;
+pub mod plot;
 pub mod run;
 
 use crate::params::{SolverMethod, SolverParams};
@@ -25,6 +27,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Import an OBJ mesh as a soft body dropped on the ground, and run it like a scene.
     Import(import::ImportArgs),
+    /// Plot a run's report: kinetic energy, strain, penetration and ms per frame over time.
+    Plot(plot::PlotArgs),
     /// Benchmarks: stiffness vs iterations, and the step on workload W.
     Bench {
         /// Which benchmark.
@@ -90,6 +94,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Import(args) => import::import(&args),
+        Command::Plot(args) => plot::run(&args),
         Command::Bench { command } => bench::run(&command),
     }
 }

@@ -1,5 +1,5 @@
-//! The 3-D viewer: an interactive kiss3d window ([`run_window`]) and offscreen screenshots
-//! ([`screenshot`]) of a [`World`].
+//! The 3-D viewer: an interactive kiss3d window ([`run_window`]), offscreen screenshots
+//! ([`screenshot`]) and animations ([`record`]: GIF and video) of a [`World`].
 //!
 //! Cloth is drawn as a smooth-shaded mesh, orange on the front and blue on the back, with its
 //! normals recomputed every frame; soft bodies likewise (green outside, purple inside), as their
@@ -10,11 +10,12 @@
 mod interactive;
 pub mod pacing;
 pub mod picking;
+pub mod record;
 mod scene_view;
 
 use crate::world::World;
 use kiss3d::pollster::block_on;
-use kiss3d::prelude::{Font, OffscreenSurface, Vec2, Window};
+use kiss3d::prelude::{Font, OffscreenSurface, OrbitCamera3d, Vec2, Window};
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
@@ -79,29 +80,68 @@ pub fn screenshot(world: World, title: &str, frames: u64, path: &Path) -> anyhow
 /// Simulates `frames` frames of `world`, renders the last one with a caption and saves it to
 /// `path`. The camera is framed on the initial state, so that all frames share one view.
 fn render_still(mut world: World, title: &str, frames: u64, path: &Path) -> anyhow::Result<()> {
-    let mut camera = scene_view::framing_camera(scene_view::scene_bounds(&world));
-    let (width, height) = SCREENSHOT_SIZE;
-    let mut surface = block_on(OffscreenSurface::new(width, height));
-    surface.set_background_color(scene_view::BACKGROUND);
-    let mut view = scene_view::SceneView::new(&world);
+    let mut offscreen = Offscreen::new(&world, title, SCREENSHOT_SIZE);
     for _ in 0..frames {
         world.step()?;
     }
-    view.sync(&world);
-    let window = surface.window_mut();
-    view.draw_lines(window, &world, false);
-    let caption = format!(
-        "{title}   frame {} ({:.2} s)",
-        world.frame,
-        world.frame as f32 * world.params.dt
-    );
-    let position = Vec2::splat(TEXT_SIZE_PX / 2.0);
-    let font = Font::default();
-    window.draw_text(&caption, position, TEXT_SIZE_PX, &font, interactive::TEXT);
-    let image = block_on(surface.render_image_3d(&mut view.root, &mut camera));
+    let image = offscreen.render(&world);
     let mut png = std::io::Cursor::new(Vec::new());
     image.write_to(&mut png, image::ImageFormat::Png)?;
     Ok(crate::export::write_atomic(path, png.get_ref())?)
+}
+
+/// Offscreen rendering of one world, frame after frame: the camera is framed on the world's
+/// state when this is created, so that all frames share one view.
+struct Offscreen {
+    surface: OffscreenSurface,
+    camera: OrbitCamera3d,
+    view: scene_view::SceneView,
+    font: std::sync::Arc<Font>,
+    title: String,
+    /// Height of the caption, pixels.
+    text_px: f32,
+}
+
+impl Offscreen {
+    /// An offscreen surface of `size` (width, height) pixels showing `world`, captioned `title`.
+    fn new(world: &World, title: &str, size: (u32, u32)) -> Self {
+        let camera = scene_view::framing_camera(scene_view::scene_bounds(world));
+        let mut surface = block_on(OffscreenSurface::new(size.0, size.1));
+        surface.set_background_color(scene_view::BACKGROUND);
+        Offscreen {
+            surface,
+            camera,
+            view: scene_view::SceneView::new(world),
+            font: Font::default(),
+            title: title.to_string(),
+            text_px: TEXT_SIZE_PX * (size.1 as f32 / SCREENSHOT_SIZE.1 as f32).max(0.5),
+        }
+    }
+
+    /// Renders the current frame of `world` with a caption (title, frame and time).
+    fn render(&mut self, world: &World) -> image::RgbImage {
+        self.view.sync(world);
+        let window = self.surface.window_mut();
+        self.view.draw_lines(window, world, false);
+        let caption = format!(
+            "{}   frame {} ({:.2} s)",
+            self.title,
+            world.frame,
+            world.frame as f32 * world.params.dt
+        );
+        let position = Vec2::splat(self.text_px / 2.0);
+        window.draw_text(
+            &caption,
+            position,
+            self.text_px,
+            &self.font,
+            interactive::TEXT,
+        );
+        block_on(
+            self.surface
+                .render_image_3d(&mut self.view.root, &mut self.camera),
+        )
+    }
 }
 
 /// Creates the window, turning kiss3d's panics (when the display cannot be opened or there is no

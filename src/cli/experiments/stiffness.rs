@@ -11,6 +11,7 @@
 
 use crate::bodies::cloth::ClothDesc;
 use crate::bodies::rope::RopeDesc;
+use crate::cli::chart::{self, draw_error};
 use crate::constraints::Stiffness;
 use crate::export::write_atomic;
 use crate::math::{Real, Vec3};
@@ -21,7 +22,6 @@ use crate::world::{SimError, World};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 use std::time::Instant;
 
 /// Segments of the benchmark rope.
@@ -427,19 +427,6 @@ pub fn markdown(results: &[RunResult]) -> String {
 
 const PLOT_SIZE: (u32, u32) = (1000, 700);
 
-/// Registers the shipped DejaVu Sans as plotters' `sans-serif` font (once per process).
-fn register_font() {
-    static FONT: Once = Once::new();
-    FONT.call_once(|| {
-        // The font is the repository's own file; it always parses.
-        let _ = plotters::style::register_font(
-            "sans-serif",
-            FontStyle::Normal,
-            include_bytes!("../../../assets/DejaVuSans.ttf"),
-        );
-    });
-}
-
 /// A PNG of effective stiffness against iterations (log-log) for `workload` at `substeps`, one
 /// line per stiffness; `None` when no run has a positive extension.
 pub fn plot(
@@ -473,14 +460,8 @@ pub fn plot(
     ) else {
         return Ok(None);
     };
-    register_font();
-    let (w, h) = PLOT_SIZE;
-    let mut rgb = vec![0u8; (w * h * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, PLOT_SIZE).into_drawing_area();
-        let draw = |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw the plot: {e}");
-        root.fill(&WHITE).map_err(|e| draw(&e))?;
-        let mut chart = ChartBuilder::on(&root)
+    let png = chart::png(PLOT_SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(
                 format!(
                     "{}: effective stiffness vs iterations, {substeps} substep(s)",
@@ -495,7 +476,7 @@ pub fn plot(
                 (1.0..x_max.max(2.0)).log_scale(),
                 (y_min / 2.0..y_max * 2.0).log_scale(),
             )
-            .map_err(|e| draw(&e))?;
+            .map_err(draw_error)?;
         chart
             .configure_mesh()
             .x_desc("Gauss-Seidel iterations per substep")
@@ -504,12 +485,12 @@ pub fn plot(
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()
-            .map_err(|e| draw(&e))?;
+            .map_err(draw_error)?;
         for (n, (stiffness, points)) in lines.into_iter().enumerate() {
             let color = Palette99::pick(n).to_rgba();
             chart
                 .draw_series(LineSeries::new(points, color.stroke_width(2)))
-                .map_err(|e| draw(&e))?
+                .map_err(draw_error)?
                 .label(stiffness_label(stiffness))
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
@@ -522,17 +503,10 @@ pub fn plot(
             .border_style(BLACK)
             .position(SeriesLabelPosition::UpperLeft)
             .draw()
-            .map_err(|e| draw(&e))?;
-        root.present().map_err(|e| draw(&e))?;
-    }
-    let mut png_bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png_bytes, w, h);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header()?;
-    writer.write_image_data(&rgb)?;
-    writer.finish()?;
-    Ok(Some(png_bytes))
+            .map_err(draw_error)?;
+        Ok(())
+    })?;
+    Ok(Some(png))
 }
 
 /// Writes `stiffness.csv`, `stiffness.md` and one `stiffness-<workload>-s<substeps>.png` per
