@@ -155,6 +155,7 @@ impl Collider {
             } => {
                 moved(center);
                 *rotation = turn * *rotation;
+                rotation.renormalize();
             }
             Shape::Capsule { a, b, .. } => {
                 moved(a);
