@@ -422,9 +422,26 @@ impl World {
     fn check(&self) -> Result<(), SimError> {
         self.check_finite()?;
         let (ps, stretch) = (&self.particles, &self.constraints.stretch);
-        let worst = (0..stretch.len())
-            .map(|c| (c, stretch.strain(&ps.x, c).abs()))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let limit = self.params.max_strain;
+        // |ℓ − d| ≤ s d holds when (1 − s)² d² ≤ ℓ² ≤ (1 + s)² d²: no square root or division
+        // per constraint while every strain is within the limit, the usual case.
+        let (low, high) = ((1.0 - limit).max(0.0).powi(2), (1.0 + limit).powi(2));
+        let within = stretch
+            .ids()
+            .iter()
+            .zip(&stretch.rest)
+            .all(|(&[a, b], &d)| {
+                let l2 = (ps.x[a as usize] - ps.x[b as usize]).norm_squared();
+                let d2 = d * d;
+                low * d2 <= l2 && l2 <= high * d2
+            });
+        let worst = (!within)
+            .then(|| {
+                (0..stretch.len())
+                    .map(|c| (c, stretch.strain(&ps.x, c).abs()))
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+            })
+            .flatten();
         match worst {
             Some((c, strain)) if strain > self.params.max_strain => {
                 let body = ps.body[stretch.ids()[c][0] as usize] as usize;
