@@ -81,5 +81,40 @@ fn w_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels, stretch_pass, w_frame);
+/// One frame of W at N = 64 with the Jacobi solver on a team of one and of two threads (its
+/// frames run the substeps in a team of their own, as `World::step_frame` does for `colored`).
+fn w_frame_jacobi_threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("w_frame_n64_jacobi");
+    group.sample_size(20);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut world = workload_w(64, SolverMethod::Jacobi);
+        let h = world.params.h();
+        let mut frame = || {
+            pool.install(|| {
+                Team::scope(threads, |team| {
+                    for _ in 0..world.params.substeps {
+                        world.substep(h, team);
+                    }
+                })
+            })
+        };
+        for _ in 0..10 {
+            frame();
+        }
+        group.bench_function(format!("{threads}_threads"), |b| b.iter(&mut frame));
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    kernels,
+    stretch_pass,
+    w_frame,
+    w_frame_jacobi_threads
+);
 criterion_main!(benches);
