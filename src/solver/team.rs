@@ -1,4 +1,4 @@
-//! A team of threads that stays together for a whole frame, for the colored solver.
+//! A team of threads that stays together for a whole frame, for the colored and Jacobi solvers.
 //!
 //! The colored solver projects the blocks of a color in parallel, then the next color: on the
 //! workload W that is 400 colors a frame, each a few tens of µs of work. As a rayon parallel
