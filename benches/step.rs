@@ -183,5 +183,29 @@ fn w_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels, family_passes, w_frame, bend_frame);
+/// One frame of W at N = 64 with the Jacobi solver in a pool of one and of two threads.
+fn w_frame_jacobi_threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("w_frame_n64_jacobi");
+    group.sample_size(20);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut world = settled(workload_w(64, SolverMethod::Jacobi));
+        group.bench_function(format!("{threads}_threads"), |b| {
+            b.iter(|| pool.install(|| world.step().unwrap()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    kernels,
+    family_passes,
+    w_frame,
+    bend_frame,
+    w_frame_jacobi_threads
+);
 criterion_main!(benches);

@@ -369,8 +369,9 @@ impl World {
 
     /// Advances one frame of `params.dt` seconds in `params.substeps` substeps.
     ///
-    /// With the `colored` method the frame runs with a [`Team`] of the current rayon pool's
-    /// threads, kept together for the whole frame; otherwise on this thread alone.
+    /// With the `colored` and `jacobi` methods the frame runs with a [`Team`] of the current
+    /// rayon pool's threads, kept together for the whole frame; with `gauss-seidel` on this
+    /// thread alone.
     pub fn step(&mut self) -> Result<(), SimError> {
         let scripted: Vec<Option<Motion>> = self
             .colliders
@@ -380,8 +381,8 @@ impl World {
             .collect();
         let h = self.params.h();
         let threads = match self.params.method {
-            SolverMethod::Colored => rayon::current_num_threads(),
-            SolverMethod::GaussSeidel | SolverMethod::Jacobi => 1,
+            SolverMethod::Colored | SolverMethod::Jacobi => rayon::current_num_threads(),
+            SolverMethod::GaussSeidel => 1,
         };
         Team::scope(threads, |team| {
             for _ in 0..self.params.substeps {

@@ -1,4 +1,4 @@
-//! The colored solver gives bit-identical positions whatever the number of threads.
+//! The colored and Jacobi solvers give bit-identical positions whatever the number of threads.
 
 use std::path::Path;
 use supple::World;
@@ -7,6 +7,8 @@ use common::workload_w;
 use supple::params::SolverMethod;
 use supple::scene::load_scene;
 
+/// Steps `world` by `frames` frames in a pool of `threads` threads (a frame's substeps run in a
+/// team of all of them for `colored` and `jacobi`), and returns the positions.
 fn positions_after(mut world: World, frames: u32, threads: usize) -> Vec<[f32; 3]> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -20,46 +22,56 @@ fn positions_after(mut world: World, frames: u32, threads: usize) -> Vec<[f32; 3
     world.particles().x.iter().map(|p| (*p).into()).collect()
 }
 
-#[test]
-fn colored_cloth_is_bit_identical_for_1_2_and_4_threads() {
-    // N = 64: both families are cut into 8 blocks, four per color, handed to the team's members
-    // one by one; its 4,096 particles and its multipliers are not fewer than `MIN_CHUNK_LEN`, so
-    // the per-particle stages are spread over the team too.
-    let reference = positions_after(workload_w(64, SolverMethod::Colored), 20, 1);
-    for threads in [2, 4] {
-        let x = positions_after(workload_w(64, SolverMethod::Colored), 20, threads);
-        assert!(x == reference, "{threads} threads differ from 1");
-    }
-}
-
-#[test]
-fn colored_scene_with_dihedral_bending_and_contacts_is_thread_independent() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/flag.toml");
-    let world = || {
-        let mut w = load_scene(&path).unwrap().world;
-        let params = supple::SolverParams {
-            method: SolverMethod::Colored,
-            ..w.params().clone()
-        };
-        w.set_params(params).unwrap();
-        w
+/// `world` with its solver method replaced by `method`.
+fn with_method(mut world: World, method: SolverMethod) -> World {
+    let params = supple::SolverParams {
+        method,
+        ..world.params().clone()
     };
-    let one = positions_after(world(), 30, 1);
-    for threads in [2, 4] {
-        assert!(
-            positions_after(world(), 30, threads) == one,
-            "{threads} threads"
-        );
+    world.set_params(params).unwrap();
+    world
+}
+
+#[test]
+fn cloth_is_bit_identical_for_1_2_and_4_threads() {
+    // N = 64: both families are cut into 8 blocks, four per color, handed to the team's members
+    // one by one (`colored` projects them, `jacobi` sums their corrections); its 4,096 particles
+    // and its multipliers are not fewer than `MIN_CHUNK_LEN`, so the per-particle stages are
+    // spread over the team too.
+    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+        let reference = positions_after(workload_w(64, method), 20, 1);
+        for threads in [2, 4] {
+            let x = positions_after(workload_w(64, method), 20, threads);
+            assert!(
+                x == reference,
+                "{method:?}: {threads} threads differ from 1"
+            );
+        }
     }
 }
 
 #[test]
-fn colored_soft_body_is_thread_independent() {
+fn scene_with_dihedral_bending_and_contacts_is_thread_independent() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/flag.toml");
+    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+        let world = || with_method(load_scene(&path).unwrap().world, method);
+        let one = positions_after(world(), 30, 1);
+        for threads in [2, 4] {
+            assert!(
+                positions_after(world(), 30, threads) == one,
+                "{method:?}: {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
+fn soft_body_is_thread_independent() {
     // A cube of 8 x 8 x 8 cells, its edge and tet families each cut into blocks, dropped 0.2 m
     // onto a tilted plane so that it lands, squashes and rolls within the 40 frames.
-    let world = || {
+    let world = |method| {
         let params = supple::params::SolverParams {
-            method: SolverMethod::Colored,
+            method,
             ..Default::default()
         };
         let mut w = World::new(params).unwrap();
@@ -96,11 +108,13 @@ fn colored_soft_body_is_thread_independent() {
         );
         w
     };
-    let one = positions_after(world(), 40, 1);
-    for threads in [2, 4] {
-        assert!(
-            positions_after(world(), 40, threads) == one,
-            "{threads} threads"
-        );
+    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+        let one = positions_after(world(method), 40, 1);
+        for threads in [2, 4] {
+            assert!(
+                positions_after(world(method), 40, threads) == one,
+                "{method:?}: {threads} threads"
+            );
+        }
     }
 }

@@ -209,11 +209,24 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         unsafe { drivers::project_colored(&kernel, lambda, blocks, v, sweep, team) };
     }
 
-    /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style
-    /// (see [`drivers::project_jacobi`]).
-    pub fn project_jacobi(&mut self, slots: &mut [Slot], x: &[Vec3], scratch: &mut JacobiScratch) {
-        let (kernel, lambda, _) = self.split();
-        drivers::project_jacobi(&kernel, lambda, slots, x, scratch);
+    /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style in
+    /// iteration `i` of a substep, its corrections computed in parallel over `team` (see
+    /// [`drivers::project_jacobi`]); `index` numbers the family in `scratch`. Called by the
+    /// team's leader.
+    pub fn project_jacobi(
+        &mut self,
+        slots: &mut [Slot],
+        x: &[Vec3],
+        scratch: &mut JacobiScratch,
+        index: usize,
+        i: u32,
+        team: &Team,
+    ) {
+        let (kernel, lambda, blocks) = self.split();
+        // SAFETY: `blocks` was validated against `ids` by `schedule` (see `project_colored`).
+        unsafe {
+            drivers::project_jacobi(&kernel, lambda, blocks, slots, x, scratch, index, i, team)
+        };
     }
 }
 

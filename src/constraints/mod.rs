@@ -40,7 +40,8 @@ pub struct ConstraintSets {
     pub attachment: AttachmentSet,
     /// Particle-collider contacts of the current substep.
     pub contact: ContactSet,
-    /// Scratch buffers of the Jacobi solver.
+    /// The Jacobi solver's buffers and per-family state (the families numbered 0 to 3 in the
+    /// order of the fields above).
     pub jacobi: JacobiScratch,
     /// The projection's working copy of the predicted positions and inverse masses (see
     /// [`pack`](crate::solver::view::pack)).

@@ -5,15 +5,9 @@
 
 use super::schedule::Blocks;
 use super::team::{Team, cut};
-use super::view::{Slot, View};
+use super::view::{Positions, Slot, View};
 use crate::math::{Real, Vec3};
 use std::ops::Range;
-
-/// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
-/// constraints applies `ω / n` of its correction (after the averaging of Macklin et al. 2014,
-/// "Unified Particle Physics for Real-Time Applications", sec. 4.2, which recommends
-/// `1 ≤ ω ≤ 2`; see [`project_jacobi`]).
-pub const JACOBI_OMEGA: Real = 1.5;
 
 /// The position corrections of one constraint over its `K` particles, and its multiplier change.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -352,47 +346,116 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
 }
 
-/// Scratch buffers of the Jacobi solver, kept between steps so that a step does not allocate.
+/// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
+/// constraints of its family applies `ω / n` of its correction (after the averaging of Macklin
+/// et al. 2014, "Unified Particle Physics for Real-Time Applications", sec. 4.2, which recommends
+/// `1 ≤ ω ≤ 2`; see [`project_jacobi`]).
+pub const JACOBI_OMEGA: Real = 1.5;
+
+/// Estimated spectral radius `ρ` of one Jacobi iteration, which sets the weights of the
+/// Chebyshev acceleration (see [`JacobiScratch::end_iteration`]): larger values extrapolate
+/// further, and diverge once above the true radius. On W, 0.8 to 0.96 give about the same
+/// stretch and 0.99 diverges; at 0.85 and above the hanging rope misses Hooke's law by more
+/// than 1.5% (`docs/step-bench.md`).
+pub const JACOBI_RHO: Real = 0.8;
+
+/// The first iteration of a substep (counted from 0) that the Chebyshev acceleration
+/// extrapolates (Wang 2015's `S`). The first iterations carry the large correction from the
+/// predicted positions; extrapolating it from the second iteration on diverged on a cloth of 2
+/// and 3 iterations per substep (`scenes/default.toml`), so substeps of 2 iterations are not
+/// accelerated.
+pub const CHEBYSHEV_START: u32 = 2;
+
+/// What the Jacobi solver keeps between its passes and between steps (so that a step does not
+/// allocate): per particle, the sum of a pass's corrections and the iterates of the Chebyshev
+/// acceleration; per family (numbered by the caller), its relaxations and multiplier iterates.
 #[derive(Clone, Debug, Default)]
 pub struct JacobiScratch {
-    /// Sum of the relaxed corrections each particle received in the current pass, m.
-    sum: Vec<Vec3>,
-    /// Number of the family's constraints on each particle.
+    /// Sum of the relaxed corrections of the current pass on each particle (in `p`; `w` unused),
+    /// m; zero between passes.
+    sum: Vec<Slot>,
+    /// Number of constraints of one family on each particle, while relaxations are computed.
     count: Vec<u32>,
+    /// Positions at the start of the current iteration `k`, `x⁽ᵏ⁾`, m.
+    start: Vec<Vec3>,
+    /// Positions at the start of the previous iteration, `x⁽ᵏ⁻¹⁾`, m.
+    before: Vec<Vec3>,
+    /// Chebyshev weight `ω_k` of the current iteration.
+    omega: Real,
+    /// Per family, in the caller's numbering.
+    families: Vec<JacobiFamily>,
 }
 
-fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    slots: &mut [Slot],
-    x: &[Vec3],
-    scratch: &mut JacobiScratch,
-) {
-    for c in 0..lambda.len() {
-        for i in family.particles(c) {
-            scratch.count[i] += 1;
-        }
-    }
-    let v = View::new(slots, x);
-    for (c, l) in lambda.iter_mut().enumerate() {
-        // SAFETY: single thread; the view is only read during the sweep.
-        if let Some(r) = unsafe { family.correction::<DAMPED>(c, *l, &v) } {
-            let most = r.ids.iter().map(|&i| scratch.count[i]).max().unwrap_or(1);
-            let relax = JACOBI_OMEGA / most as Real;
-            for (&i, dp) in r.ids.iter().zip(r.dp) {
-                scratch.sum[i] += dp * relax;
+/// The Jacobi solver's state for one family.
+#[derive(Clone, Debug, Default)]
+struct JacobiFamily {
+    /// Relaxation `ω / n` of each constraint (see [`project_jacobi`]), set at a substep's first
+    /// iteration.
+    relax: Vec<Real>,
+    /// Multiplier of each constraint at the start of the current iteration.
+    start: Vec<Real>,
+    /// Multiplier of each constraint at the start of the previous iteration.
+    before: Vec<Real>,
+}
+
+impl JacobiScratch {
+    /// Begins iteration `i` (counted from 0 in each substep) over the particles `slots`: records
+    /// their positions for the Chebyshev acceleration and sets its weight.
+    pub fn begin_iteration(&mut self, i: u32, slots: &[Slot], team: &Team) {
+        let rho = JACOBI_RHO;
+        self.omega = if i < CHEBYSHEV_START {
+            1.0
+        } else if i == CHEBYSHEV_START {
+            2.0 / (2.0 - rho * rho)
+        } else {
+            4.0 / (4.0 - rho * rho * self.omega)
+        };
+        if i == 0 {
+            for buffer in [&mut self.start, &mut self.before] {
+                buffer.resize(slots.len(), Vec3::zeros());
             }
-            *l += r.delta_lambda * relax;
         }
+        team.for_each_chunk((&mut self.start[..], slots), |_, (start, slots)| {
+            for (x, s) in start.iter_mut().zip(slots) {
+                *x = s.p;
+            }
+        });
     }
-    for ((s, sum), count) in slots
-        .iter_mut()
-        .zip(&mut scratch.sum)
-        .zip(&mut scratch.count)
-    {
-        s.p += *sum;
-        *sum = Vec3::zeros();
-        *count = 0;
+
+    /// Ends an iteration begun by [`JacobiScratch::begin_iteration`] with the Chebyshev
+    /// semi-iterative acceleration of Wang 2015 ("A Chebyshev Semi-Iterative Approach for
+    /// Accelerating Projective and Position-Based Dynamics", with its under-relaxation `γ = 1`):
+    /// from the positions `x̂` after the iteration's Jacobi passes,
+    /// `x⁽ᵏ⁺¹⁾ = ω_k (x̂ − x⁽ᵏ⁻¹⁾) + x⁽ᵏ⁻¹⁾`, with `ω_k = 1` before iteration
+    /// `S` = [`CHEBYSHEV_START`], `ω_S = 2 / (2 − ρ²)`, `ω_k = 4 / (4 − ρ² ω_{k−1})` after it,
+    /// and `ρ` [`JACOBI_RHO`]. The multipliers `lambdas` (family `f` at index `f`) move with the
+    /// same weights, whose sum is 1, so that each stays the impulse its constraint has applied
+    /// and XPBD keeps its compliance.
+    pub fn end_iteration(&mut self, slots: &mut [Slot], lambdas: &mut [&mut [Real]], team: &Team) {
+        let omega = self.omega;
+        if omega != 1.0 {
+            let parts = (&mut slots[..], &self.before[..]);
+            team.for_each_chunk(parts, |_, (slots, before)| {
+                for (s, &b) in slots.iter_mut().zip(before) {
+                    s.p = b + (s.p - b) * omega;
+                }
+            });
+        }
+        std::mem::swap(&mut self.start, &mut self.before);
+        for (family, lambda) in self.families.iter_mut().zip(lambdas.iter_mut()) {
+            if lambda.is_empty() {
+                continue;
+            }
+            if omega != 1.0 {
+                let parts = (&mut lambda[..], &family.before[..]);
+                team.for_each_chunk(parts, |_, (lambda, before)| {
+                    for (l, &b) in lambda.iter_mut().zip(before) {
+                        *l = b + (*l - b) * omega;
+                    }
+                });
+            }
+            std::mem::swap(&mut family.start, &mut family.before);
+        }
     }
 }
 
@@ -404,18 +467,133 @@ fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
 /// multiplier equal to the impulse actually applied, so XPBD keeps its compliance (per-particle
 /// averaging makes a rope `n / ω` times too soft), and no particle moves by more than `ω` times
 /// the mean of its corrections.
-pub fn project_jacobi<const K: usize, F: Kernel<K>>(
+///
+/// The corrections are computed in parallel over `team`, color after color of the family's
+/// `blocks` (the blocks of a color share no particle, so each sums into its particles' entries
+/// alone), then the serial tail: every particle receives its corrections in the same order
+/// whatever the number of threads, so the result does not depend on it. `index` numbers the
+/// family in `scratch`; `i` is the iteration, counted from 0 in each substep (the relaxations
+/// are set at 0). Called by the team's leader, between [`JacobiScratch::begin_iteration`] and
+/// [`JacobiScratch::end_iteration`].
+///
+/// # Safety
+/// `blocks` is valid for the family (as for [`project_colored`]).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn project_jacobi<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
+    blocks: &Blocks,
     slots: &mut [Slot],
     x: &[Vec3],
     scratch: &mut JacobiScratch,
+    index: usize,
+    i: u32,
+    team: &Team,
 ) {
-    scratch.sum.resize(slots.len(), Vec3::zeros());
-    scratch.count.resize(slots.len(), 0);
-    if family.damped() {
-        jacobi::<K, true, F>(family, lambda, slots, x, scratch);
-    } else {
-        jacobi::<K, false, F>(family, lambda, slots, x, scratch);
+    if scratch.families.len() <= index {
+        scratch.families.resize_with(index + 1, Default::default);
     }
+    if lambda.is_empty() {
+        return;
+    }
+    let JacobiScratch {
+        sum,
+        count,
+        families,
+        ..
+    } = scratch;
+    let state = &mut families[index];
+    if i == 0 {
+        relaxations(family, lambda.len(), slots.len(), count, state);
+        sum.resize(slots.len(), Slot::default());
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if family.damped() {
+            jacobi::<K, true, F>(family, lambda, blocks, slots, x, sum, state, team);
+        } else {
+            jacobi::<K, false, F>(family, lambda, blocks, slots, x, sum, state, team);
+        }
+    }
+    team.for_each_chunk((slots, &mut sum[..]), |_, (slots, sum)| {
+        for (s, d) in slots.iter_mut().zip(sum) {
+            s.p += d.p;
+            d.p = Vec3::zeros();
+        }
+    });
+}
+
+/// Sets `state` for a family of `len` constraints over `particles` particles: the relaxation
+/// `ω / n` of each constraint (`n` the most constraints of the family on one of its particles,
+/// counted in `count`), and room for its multiplier iterates.
+fn relaxations<const K: usize, F: Kernel<K>>(
+    family: &F,
+    len: usize,
+    particles: usize,
+    count: &mut Vec<u32>,
+    state: &mut JacobiFamily,
+) {
+    count.clear();
+    count.resize(particles, 0);
+    for c in 0..len {
+        for i in family.particles(c) {
+            count[i] += 1;
+        }
+    }
+    state.relax.clear();
+    state.relax.extend((0..len).map(|c| {
+        let most = family.particles(c).map(|i| count[i]).into_iter().max();
+        JACOBI_OMEGA / most.unwrap_or(1) as Real
+    }));
+    for buffer in [&mut state.start, &mut state.before] {
+        buffer.resize(len, 0.0);
+    }
+}
+
+/// The correction pass of [`project_jacobi`] for a family with (`DAMPED`) or without XPBD
+/// damping: sums every constraint's relaxed correction into `sum`, records the multipliers in
+/// `state.start` and adds their relaxed changes.
+///
+/// # Safety
+/// As [`project_jacobi`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn jacobi<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    lambda: &mut [Real],
+    blocks: &Blocks,
+    slots: &mut [Slot],
+    x: &[Vec3],
+    sum: &mut [Slot],
+    state: &mut JacobiFamily,
+    team: &Team,
+) {
+    let v = View::new(slots, x);
+    let sum = Positions::new(sum);
+    let relax = &state.relax;
+    let end = blocks.end();
+    let pass = |range: Range<usize>, lambda: &mut [Real], start: &mut [Real]| {
+        for ((c, l), s) in range.zip(lambda).zip(start) {
+            *s = *l;
+            // SAFETY: no thread writes the positions during the pass.
+            if let Some(r) = unsafe { family.correction::<DAMPED>(c, *l, &v) } {
+                for (&i, dp) in r.ids.iter().zip(r.dp) {
+                    // SAFETY: the blocks of one color share no particle (the caller's contract),
+                    // and the tail is walked alone.
+                    unsafe { sum.add(i, dp * relax[c]) };
+                }
+                *l += r.delta_lambda * relax[c];
+            }
+        }
+    };
+    let (scheduled, tail) = lambda.split_at_mut(end);
+    let (start, start_tail) = state.start.split_at_mut(end);
+    let bounds = blocks.bounds.get(1..).unwrap_or_default();
+    let count = bounds.len();
+    let mut parts = cut((scheduled, start), bounds);
+    for color in &blocks.colors {
+        team.for_each_at(&mut parts[..count], color, |b, (lambda, start)| {
+            pass(blocks.range(b), lambda, start)
+        });
+    }
+    pass(end..end + tail.len(), tail, start_tail);
 }

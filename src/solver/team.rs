@@ -1,4 +1,4 @@
-//! A team of threads that stays together for a whole frame, for the colored solver.
+//! A team of threads that stays together for a whole frame, for the colored and Jacobi solvers.
 //!
 //! The colored solver projects the blocks of a color in parallel, then the next color: on the
 //! workload W that is 400 colors a frame, each a few tens of µs of work. As a rayon parallel
@@ -16,6 +16,15 @@
 //! The stages between the projections that treat every particle on its own (forces, prediction,
 //! velocities) use the same team through [`Team::for_each_chunk`], which cuts their arrays into
 //! chunks, one item each.
+//!
+//! One job at a time: the team has one job cell, so two jobs published at once (an item that
+//! calls [`Team::for_each_at`] on its own team, or two threads sharing `&Team`, say the halves of
+//! a `rayon::join` inside [`Team::scope`]) would overwrite each other's closure while members run
+//! it. A publisher therefore first takes the team's `publishing` flag with one atomic swap, and
+//! releases it only once every item of its job is done; a second publisher finds the flag taken
+//! and panics before it touches the job. The flag is held whenever any item runs, so the check
+//! covers the leader, the members and any other thread alike, at the cost of one swap and one
+//! store per job.
 
 use super::schedule::MAX_BLOCKS;
 use crossbeam_utils::Backoff;
@@ -61,16 +70,21 @@ pub struct Team {
     claimed: [AtomicU32; MAX_BLOCKS],
     /// Items of the current job done.
     done: AtomicU32,
-    /// The current job's closure: written by the leader only while no item is claimed or running.
+    /// The current job's closure: written only by the holder of `publishing`, while no item is
+    /// claimed or running.
     job: UnsafeCell<Option<Job>>,
+    /// Set while a job is being published or run (see the module docs): taken by a swap before
+    /// `job` is written, cleared after every item of the job is done.
+    publishing: AtomicBool,
     /// Set when the leader is finished with the team.
     stop: AtomicBool,
 }
 
-// SAFETY: `job` is written by the leader only before it publishes a job (a release store of
-// `word`), and read by members only after claiming an item of that job (after an acquire load of
-// `word` and a successful claim), while the leader waits for that item; every other field is
-// atomic.
+// SAFETY: `job` is written only by the one thread that holds `publishing` (taken by an atomic
+// swap, so two threads, or a nested call, can never both hold it), before it publishes a job (a
+// release store of `word`), and read by members only after claiming an item of that job (after an
+// acquire load of `word` and a successful claim), while the publisher waits for that item and
+// still holds `publishing`; every other field is atomic.
 unsafe impl Sync for Team {}
 
 /// A pointer that may cross threads: the items of a job, each claimed by one member.
@@ -95,6 +109,7 @@ impl Team {
             claimed: Default::default(),
             done: AtomicU32::new(0),
             job: UnsafeCell::new(None),
+            publishing: AtomicBool::new(false),
             stop: AtomicBool::new(false),
         }
     }
@@ -126,11 +141,12 @@ impl Team {
     }
 
     /// Calls `f(i, &mut items[i])` for every index `i` of `at`, spread over the team, and
-    /// returns when all are done. Called by the leader only (the thread that runs the closure of
-    /// [`Team::scope`]).
+    /// returns when all are done. Meant for the leader (the thread that runs the closure of
+    /// [`Team::scope`]); a call while another job of the team runs panics (see the module docs).
     ///
     /// # Panics
-    /// If `at` is longer than [`MAX_BLOCKS`], not strictly increasing, or reaches past `items`.
+    /// If `at` is longer than [`MAX_BLOCKS`], not strictly increasing, or reaches past `items`;
+    /// if called from an item of this team, or while another thread runs a job on it.
     pub fn for_each_at<T: Send>(
         &self,
         items: &mut [T],
@@ -150,9 +166,17 @@ impl Team {
             f(i, unsafe { &mut *base.get().add(i) })
         };
         let n = at.len();
+        assert!(
+            !self.publishing.swap(true, Ordering::Acquire),
+            "Team::for_each_at called while a job of the team runs (from one of its items, or \
+             from a second thread): a team runs one job at a time, from its leader"
+        );
+        // Dropped last: releases `publishing` after `Finish` has waited for every item.
+        let _published = Published(self);
         let epoch = (self.word.load(Ordering::Relaxed) >> 32) as u32 + 1;
-        // SAFETY: every item of the previous job is done (`Finish`), so no member reads `job`
-        // now; members read it only after claiming an item of the job published next.
+        // SAFETY: this thread alone holds `publishing`, and every item of the previous job is
+        // done (its `Finish` ran before its publisher released the flag), so no member reads
+        // `job` now; members read it only after claiming an item of the job published next.
         unsafe { *self.job.get() = Some(Job::of(&run)) };
         self.done.store(0, Ordering::Relaxed);
         self.word
@@ -170,8 +194,9 @@ impl Team {
     /// Cuts `parts` (slices of equal length, see [`Split`]) into at most [`MAX_BLOCKS`]
     /// consecutive chunks and calls `f(offset, chunk)` on each, spread over the team: for stages
     /// that treat every particle alone, whose result cannot depend on the cut. A team of one, or
-    /// fewer than [`MIN_CHUNK_LEN`] elements, makes one call on the whole. Called by the leader
-    /// only.
+    /// fewer than [`MIN_CHUNK_LEN`] elements, makes one call on the whole, on this thread.
+    /// Meant for the leader; otherwise as [`Team::for_each_at`], which panics when called while
+    /// another job of the team runs.
     pub fn for_each_chunk<S: Split>(&self, parts: S, f: impl Fn(usize, S) + Sync) {
         let len = parts.elements();
         if self.members == 1 || len < MIN_CHUNK_LEN {
@@ -199,8 +224,9 @@ impl Team {
             if self.claimed[k].fetch_max(epoch, Ordering::AcqRel) < epoch {
                 // Counts the item done when it returns, also when it panics.
                 let _done = Done(&self.done);
-                // SAFETY: the item is claimed and not done, so the leader is waiting for it and
-                // `job` holds this epoch's closure, alive on the leader's stack.
+                // SAFETY: the item is claimed and not done, so its publisher is waiting for it
+                // (holding `publishing`) and `job` holds this epoch's closure, alive on the
+                // publisher's stack.
                 unsafe {
                     let job = (*self.job.get()).expect("a published job");
                     (job.call)(job.data, k);
@@ -316,6 +342,15 @@ impl Drop for Done<'_> {
     }
 }
 
+/// Releases the team's `publishing` flag when dropped.
+struct Published<'a>(&'a Team);
+
+impl Drop for Published<'_> {
+    fn drop(&mut self) {
+        self.0.publishing.store(false, Ordering::Release);
+    }
+}
+
 /// Sets the team's `stop` when dropped.
 struct Stop<'a>(&'a Team);
 
@@ -423,6 +458,116 @@ mod tests {
             }));
             assert!(result.is_err());
         }
+    }
+
+    /// The message of a caught panic.
+    fn message(payload: &(dyn std::any::Any + Send)) -> String {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_job_published_from_an_item_panics_and_reaches_the_caller() {
+        for threads in [1, 2] {
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                pool(threads).install(|| {
+                    Team::scope(threads, |team| {
+                        let mut items = [0u32; 4];
+                        team.for_each_at(&mut items, &[0, 1, 2, 3], |_, item| {
+                            team.for_each_at(&mut [0u32; 2], &[0, 1], |_, inner| *inner += 1);
+                            *item += 1;
+                        });
+                    })
+                })
+            }));
+            let payload = result.expect_err("the nested job was refused");
+            assert!(
+                message(&*payload).contains("one job at a time"),
+                "{threads} threads: {:?}",
+                message(&*payload)
+            );
+        }
+    }
+
+    #[test]
+    fn two_threads_publishing_at_once_are_caught() {
+        // A team of one in a pool of two, so that the pool's other thread is free to take the
+        // second half of the join. Half `a` holds a job open until `b` has tried to publish (or
+        // a bound of about ten seconds has passed, so that the test cannot hang); `b` publishes
+        // once `a`'s job is running. The guard is checked before the job cell is touched, so `b`
+        // panics at once.
+        let (running, tried) = (AtomicBool::new(false), AtomicBool::new(false));
+        let wait = |flag: &AtomicBool| {
+            for _ in 0..10_000 {
+                if flag.load(Ordering::Acquire) {
+                    return true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            false
+        };
+        let (a, b) = pool(2).install(|| {
+            Team::scope(1, |team| {
+                rayon::join(
+                    || {
+                        team.for_each_at(&mut [0u32; 1], &[0], |_, _| {
+                            running.store(true, Ordering::Release);
+                            wait(&tried);
+                        })
+                    },
+                    || {
+                        let seen = wait(&running);
+                        let result = catch_unwind(AssertUnwindSafe(|| {
+                            team.for_each_at(&mut [0u32; 1], &[0], |_, _| {})
+                        }));
+                        tried.store(true, Ordering::Release);
+                        (seen, result.map_err(|p| message(&*p)))
+                    },
+                )
+            })
+        });
+        let (seen, result) = b;
+        assert_eq!(a, ());
+        assert!(
+            seen,
+            "the second half ran while the first one's job was open"
+        );
+        let err = result.expect_err("the second publisher was refused");
+        assert!(err.contains("one job at a time"), "{err}");
+    }
+
+    #[test]
+    fn two_threads_publishing_in_a_loop_are_caught() {
+        // The halves of a join inside the scope of a team of two, in a pool of three (the leader,
+        // the member, and a free thread to take the second half), publish jobs in a loop until
+        // one is refused, or ten seconds have passed so that the test cannot hang. Every job
+        // accepted runs each of its items exactly once.
+        let refused = AtomicBool::new(false);
+        let start = std::time::Instant::now();
+        let all: [usize; MAX_BLOCKS] = std::array::from_fn(|k| k);
+        pool(3).install(|| {
+            Team::scope(2, |team| {
+                let half = || {
+                    while !refused.load(Ordering::Acquire) && start.elapsed().as_secs() < 10 {
+                        let mut counts = [0u32; MAX_BLOCKS];
+                        match catch_unwind(AssertUnwindSafe(|| {
+                            team.for_each_at(&mut counts, &all, |_, c| *c += 1)
+                        })) {
+                            Ok(()) => assert_eq!(counts, [1; MAX_BLOCKS]),
+                            Err(p) => {
+                                assert!(message(&*p).contains("one job at a time"));
+                                refused.store(true, Ordering::Release);
+                            }
+                        }
+                    }
+                };
+                rayon::join(half, half);
+            })
+        });
+        assert!(refused.into_inner(), "no publisher was refused");
     }
 
     #[test]

@@ -11,8 +11,10 @@ use crate::solver::{Sweep, View};
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
 /// bending and tet volumes (each visited as `method` says, forward on even iterations and
 /// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
-/// this), then serially enclosed volumes, attachments, particle-particle contacts
-/// and collider contacts, contacts last so that they have the final word on penetration.
+/// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
+/// see [`JacobiScratch`](crate::solver::JacobiScratch)), then serially enclosed volumes,
+/// attachments, particle-particle contacts and collider contacts, contacts last so that they
+/// have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
 /// (`cs.slots`, see [`pack`]); the copy is written back to `ps.p` for the serial
@@ -48,11 +50,20 @@ pub fn project_constraints(
                 cs.volume.project_colored(&v, sweep, team);
             }
             SolverMethod::Jacobi => {
-                let (slots, x) = (&mut cs.slots, &ps.x);
-                cs.stretch.project_jacobi(slots, x, &mut cs.jacobi);
-                cs.bend_distance.project_jacobi(slots, x, &mut cs.jacobi);
-                cs.dihedral.project_jacobi(slots, x, &mut cs.jacobi);
-                cs.volume.project_jacobi(slots, x, &mut cs.jacobi);
+                let (slots, x, scratch) = (&mut cs.slots, &ps.x, &mut cs.jacobi);
+                scratch.begin_iteration(i, slots, team);
+                cs.stretch.project_jacobi(slots, x, scratch, 0, i, team);
+                cs.bend_distance
+                    .project_jacobi(slots, x, scratch, 1, i, team);
+                cs.dihedral.project_jacobi(slots, x, scratch, 2, i, team);
+                cs.volume.project_jacobi(slots, x, scratch, 3, i, team);
+                let mut lambdas = [
+                    &mut cs.stretch.lambda[..],
+                    &mut cs.bend_distance.lambda,
+                    &mut cs.dihedral.lambda,
+                    &mut cs.volume.lambda,
+                ];
+                scratch.end_iteration(slots, &mut lambdas, team);
             }
         }
         if serial {
