@@ -13,8 +13,9 @@ pub enum SolverMethod {
     /// Graph-colored Gauss-Seidel: each family cut into blocks, the blocks of one color in
     /// parallel, colors in order; the result does not depend on the thread count.
     Colored,
-    /// Jacobi: all corrections of a family computed from the same positions, then averaged per
-    /// particle with relaxation.
+    /// Jacobi: all corrections of a family computed from the same positions (in parallel, the
+    /// blocks of a color at once), relaxed per constraint and applied together, accelerated by
+    /// Chebyshev extrapolation (Wang 2015); the result does not depend on the thread count.
     Jacobi,
 }
 
