@@ -28,7 +28,9 @@ impl BuildError {
 
     /// The same error, with its key inside `parent` (`stretch` + `k` gives `stretch.k`).
     pub fn within(mut self, parent: &str) -> Self {
-        self.key = if self.key.is_empty() {
+        self.key = if parent.is_empty() {
+            self.key
+        } else if self.key.is_empty() {
             parent.to_string()
         } else if self.key.starts_with('[') {
             format!("{parent}{}", self.key)
@@ -184,6 +186,10 @@ mod tests {
         let e = BuildError::new("k", "= 2: expected a value in [0, 1]");
         assert_eq!(e.clone().within("stretch").key, "stretch.k");
         assert_eq!(BuildError::new("[3]", "x").within("pins").key, "pins[3]");
+        assert_eq!(BuildError::new("k", "x").within("").key, "k");
+        assert_eq!(BuildError::new("", "x").within("bend").key, "bend");
+        let range = stiffness_model("pbd", Some(2.0), None, None).unwrap_err();
+        assert_eq!(range.within("stretch").key, "stretch.k");
         assert_eq!(
             e.within("stretch").to_string(),
             "`stretch.k` = 2: expected a value in [0, 1]"
