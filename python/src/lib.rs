@@ -671,18 +671,7 @@ impl World {
             ("position", position.is_some()),
             ("scale", scale.is_some()),
         ];
-        let allowed: &[&str] = match shape {
-            "plane" => &["point", "normal"],
-            "sphere" => &["center", "radius"],
-            "box" => &["center", "half_extents", "rotation"],
-            "capsule" => &["a", "b", "radius"],
-            "mesh" => &["mesh", "position", "scale", "rotation"],
-            other => {
-                return Err(value_error(format!(
-                    "`shape` = \"{other}\": expected \"plane\", \"sphere\", \"box\", \"capsule\" or \"mesh\""
-                )));
-            }
-        };
+        let allowed = Shape::keys(shape).map_err(|e| build_error(e, &[]))?;
         if let Some((k, _)) = given.iter().find(|(k, g)| *g && !allowed.contains(k)) {
             return Err(value_error(format!("`{k}` does not apply to a {shape}")));
         }

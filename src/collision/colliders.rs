@@ -171,6 +171,24 @@ impl Collider {
 }
 
 impl Shape {
+    /// The keys that describe a shape of kind `name` in a scene table (and the binding's
+    /// arguments), besides `shape` itself; an error at `shape` naming the kinds otherwise.
+    pub fn keys(name: &str) -> Checked<&'static [&'static str]> {
+        match name {
+            "plane" => Ok(&["point", "normal"]),
+            "sphere" => Ok(&["center", "radius"]),
+            "box" => Ok(&["center", "half_extents", "rotation"]),
+            "capsule" => Ok(&["a", "b", "radius"]),
+            "mesh" => Ok(&["mesh", "position", "scale", "rotation"]),
+            other => Err(validate::BuildError::new(
+                "shape",
+                format!(
+                    "= \"{other}\": expected \"plane\", \"sphere\", \"box\", \"capsule\" or \"mesh\""
+                ),
+            )),
+        }
+    }
+
     /// The point a kinematic collider spins about, m: a plane's point, the center of a sphere or
     /// box, the middle of a capsule's segment, a mesh's position (the origin of its frame).
     pub fn center(&self) -> Vec3 {

@@ -369,21 +369,7 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         ("position", c.position.is_some()),
         ("scale", c.scale.is_some()),
     ];
-    let allowed: &[&str] = match c.shape.as_str() {
-        "plane" => &["point", "normal"],
-        "sphere" => &["center", "radius"],
-        "box" => &["center", "half_extents", "rotation"],
-        "capsule" => &["a", "b", "radius"],
-        "mesh" => &["mesh", "position", "scale", "rotation"],
-        other => {
-            return Err(ctx.invalid(
-                &key.key("shape"),
-                format!(
-                    "= \"{other}\": expected \"plane\", \"sphere\", \"box\", \"capsule\" or \"mesh\""
-                ),
-            ));
-        }
-    };
+    let allowed = Shape::keys(&c.shape).map_err(|e| ctx.at(key, e))?;
     for (k, present) in given {
         ctx.check(!present || allowed.contains(&k), &key.key(k), || {
             format!("does not apply to a {}", c.shape)
