@@ -95,6 +95,7 @@ class FrameStats(TypedDict):
     frame: int
     time: float
     step_ms: float
+    stage_ms: dict[str, float]
     kinetic_energy: float
     max_strain: float
     mean_strain: float
@@ -285,7 +286,8 @@ class World:
         """Handles of every body, in the order they were added."""
     def stats(self) -> FrameStats:
         """Statistics now, with the fields of a frame of the JSON report; `step_ms` is the
-        engine's wall time per frame in the last `step` call."""
+        engine's wall time per frame in the last `step` call, `stage_ms` the wall time of each
+        stage of its last frame."""
     def export_obj(self, dir: Union[str, os.PathLike]) -> None:
         """Writes every body at the current frame as DIR/<body>_<frame:05>.obj (the command
         line's --export files), creating the folder."""

@@ -5,7 +5,7 @@
 use crate::bodies::{Body, BodyKind};
 use crate::math::{Real, Vec3};
 use crate::params::SolverParams;
-use crate::stats::FrameStats;
+use crate::stats::{FrameStats, StageMs};
 use crate::world::World;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -213,6 +213,8 @@ pub struct FrameRecord {
     pub time: f64,
     /// Wall time of the step that produced this frame, ms (0 for frame 0).
     pub step_ms: f64,
+    /// Wall time of each stage of that step, ms (all 0 for frame 0).
+    pub stage_ms: StageMs,
     /// Statistics at the end of the frame.
     #[serde(flatten)]
     pub stats: FrameStats,

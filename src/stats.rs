@@ -3,6 +3,7 @@
 use crate::math::{Real, Vec3};
 use crate::world::World;
 use serde::Serialize;
+use std::time::Instant;
 
 /// Statistics of one body.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -85,5 +86,160 @@ impl FrameStats {
             max_penetration,
             bodies,
         }
+    }
+}
+
+/// A part of [`World::step`] whose wall time [`StageMs`] holds. Every moment of a step belongs
+/// to one stage: a stage's time runs from the end of the one timed before it to its own end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Bookkeeping of the frame and of each substep: collider motions, the materials'
+    /// coefficients, the multipliers' reset, the thread team.
+    Setup,
+    /// External forces (gravity, wind).
+    Forces,
+    /// Damping.
+    Damping,
+    /// Predicted positions.
+    Predict,
+    /// Collision detection: the swept test, contacts with colliders and between particles.
+    CollisionDetection,
+    /// Shape matching.
+    ShapeMatching,
+    /// Projection of the stretch family (stretch, shear, rope segments).
+    Stretch,
+    /// Projection of cross-distance bending.
+    BendDistance,
+    /// Projection of dihedral bending.
+    Dihedral,
+    /// Projection of tet volumes.
+    Volume,
+    /// Projection of enclosed volumes (pressure).
+    Pressure,
+    /// Projection of attachments.
+    Attachment,
+    /// Projection of particle-particle contacts.
+    ParticleContact,
+    /// Projection of collider contacts.
+    Contact,
+    /// Copying positions into the projection's packed slots and back (and the Jacobi solver's
+    /// per-iteration sums and extrapolation).
+    Pack,
+    /// Velocities, friction and restitution.
+    Velocities,
+    /// The end-of-frame check for non-finite positions and divergence.
+    Check,
+}
+
+impl Stage {
+    /// Every stage, in the order of the report and the CSV columns.
+    pub const ALL: [Stage; 17] = [
+        Stage::Setup,
+        Stage::Forces,
+        Stage::Damping,
+        Stage::Predict,
+        Stage::CollisionDetection,
+        Stage::ShapeMatching,
+        Stage::Stretch,
+        Stage::BendDistance,
+        Stage::Dihedral,
+        Stage::Volume,
+        Stage::Pressure,
+        Stage::Attachment,
+        Stage::ParticleContact,
+        Stage::Contact,
+        Stage::Pack,
+        Stage::Velocities,
+        Stage::Check,
+    ];
+
+    /// The stage's name in the report's `stage_ms` and in CSV columns.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Setup => "setup",
+            Stage::Forces => "forces",
+            Stage::Damping => "damping",
+            Stage::Predict => "predict",
+            Stage::CollisionDetection => "collision_detection",
+            Stage::ShapeMatching => "shape_matching",
+            Stage::Stretch => "stretch",
+            Stage::BendDistance => "bend_distance",
+            Stage::Dihedral => "dihedral",
+            Stage::Volume => "volume",
+            Stage::Pressure => "pressure",
+            Stage::Attachment => "attachment",
+            Stage::ParticleContact => "particle_contact",
+            Stage::Contact => "contact",
+            Stage::Pack => "pack",
+            Stage::Velocities => "velocities",
+            Stage::Check => "check",
+        }
+    }
+}
+
+/// Wall time of each [`Stage`] of one frame's step, ms, summed over the substeps and iterations;
+/// the stages add up to the step's time ([`World::stage_ms`]). Serialized as an object keyed by
+/// [`Stage::name`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageMs([f64; Stage::ALL.len()]);
+
+impl StageMs {
+    /// The time of `stage`, ms.
+    pub fn get(&self, stage: Stage) -> f64 {
+        self.0[stage as usize]
+    }
+
+    /// The time of every stage, ms.
+    pub fn total(&self) -> f64 {
+        self.0.iter().sum()
+    }
+}
+
+impl Serialize for StageMs {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(Stage::ALL.len()))?;
+        for stage in Stage::ALL {
+            map.serialize_entry(stage.name(), &self.get(stage))?;
+        }
+        map.end()
+    }
+}
+
+/// Times the stages of a step: each [`lap`](StageClock::lap) gives the time since the previous
+/// one (or the start) to a stage. One clock read per stage, so it is cheap enough to stay on.
+#[derive(Clone, Copy, Debug)]
+pub struct StageClock {
+    last: Instant,
+    ms: StageMs,
+}
+
+impl StageClock {
+    /// A clock started now, every stage at 0.
+    pub fn start() -> Self {
+        StageClock {
+            last: Instant::now(),
+            ms: StageMs::default(),
+        }
+    }
+
+    /// Gives the time since the previous lap to `stage`.
+    pub fn lap(&mut self, stage: Stage) {
+        let now = Instant::now();
+        self.ms.0[stage as usize] += 1e3 * (now - self.last).as_secs_f64();
+        self.last = now;
+    }
+
+    /// Gives the time since the previous lap to `stage` if `timed`; else leaves it to the next
+    /// lap (for a stage that has nothing to do: no clock read).
+    pub fn lap_if(&mut self, timed: bool, stage: Stage) {
+        if timed {
+            self.lap(stage);
+        }
+    }
+
+    /// The times so far.
+    pub fn ms(&self) -> StageMs {
+        self.ms
     }
 }

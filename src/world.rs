@@ -14,6 +14,7 @@ use crate::particles::ParticleSet;
 use crate::shape_matching::{ClusterMaterial, ClusterSet};
 use crate::solver::Team;
 use crate::stages::*;
+use crate::stats::{Stage, StageClock, StageMs};
 use crate::validate::{self, BuildError};
 use std::ops::Range;
 
@@ -93,6 +94,8 @@ pub struct World {
     pub(crate) particle_pairs: ParticlePairs,
     /// Frames simulated so far.
     pub(crate) frame: u64,
+    /// Wall time of each stage of the last step.
+    pub(crate) stage_ms: StageMs,
 }
 
 impl World {
@@ -225,6 +228,11 @@ impl World {
     /// Frames simulated so far.
     pub fn frame(&self) -> u64 {
         self.frame
+    }
+
+    /// Wall time of each stage of the last [`World::step`], ms (all 0 before the first).
+    pub fn stage_ms(&self) -> &StageMs {
+        &self.stage_ms
     }
 
     /// The body of `handle`.
@@ -373,6 +381,7 @@ impl World {
     /// rayon pool's threads, kept together for the whole frame; with `gauss-seidel` on this
     /// thread alone.
     pub fn step(&mut self) -> Result<(), SimError> {
+        let mut clock = StageClock::start();
         let scripted: Vec<Option<Motion>> = self
             .colliders
             .iter_mut()
@@ -386,7 +395,7 @@ impl World {
         };
         Team::scope(threads, |team| {
             for _ in 0..self.params.substeps {
-                self.substep(h, team);
+                self.substep(h, team, &mut clock);
             }
         });
         for (c, motion) in self.colliders.iter_mut().zip(scripted) {
@@ -395,27 +404,39 @@ impl World {
             }
         }
         self.frame += 1;
-        self.check()
+        let checked = self.check();
+        clock.lap(Stage::Check);
+        self.stage_ms = clock.ms();
+        checked
     }
 
-    /// One substep of the pipeline (see the crate docs), by the leader of `team`.
-    fn substep(&mut self, h: f32, team: &Team) {
+    /// One substep of the pipeline (see the crate docs), by the leader of `team`, its stages
+    /// timed on `clock`.
+    fn substep(&mut self, h: f32, team: &Team, clock: &mut StageClock) {
         let p = &self.params;
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
         cs.begin_substep(h, p.iterations, team);
         self.colliders.iter_mut().for_each(|c| c.advance(h));
+        clock.lap(Stage::Setup);
         apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h, team);
+        clock.lap(Stage::Forces);
         apply_damping(ps, &self.bodies, p.damping, h);
+        clock.lap(Stage::Damping);
         predict_positions(ps, h, p.max_displacement, team);
+        clock.lap(Stage::Predict);
         sweep_colliders(ps, &self.colliders);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
+        clock.lap(Stage::CollisionDetection);
         self.clusters.match_shapes(ps, h);
-        project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
+        clock.lap(Stage::ShapeMatching);
+        let (method, colliders) = (p.method, &self.colliders);
+        project_constraints(method, cs, ps, colliders, p.iterations, team, clock);
         let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
         update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
+        clock.lap(Stage::Velocities);
     }
 
     /// Fails with the first body that has a non-finite position, or else with the body of the

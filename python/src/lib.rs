@@ -903,8 +903,8 @@ impl World {
     }
 
     /// Statistics of the world now, with the fields of a frame of the JSON report (`frame`,
-    /// `time`, `step_ms`: the engine's wall time per frame in the last `step` call,
-    /// `kinetic_energy`, `max_strain`, `mean_strain`, `max_penetration` and per body `name`,
+    /// `time`, `step_ms`: the engine's wall time per frame in the last `step` call, `stage_ms`:
+    /// the wall time of each stage of its last frame, `kinetic_energy`, `max_strain`, `mean_strain`, `max_penetration` and per body `name`,
     /// `volume`, `rest_volume`, `center_of_mass`).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let json = self.with(py, |s| {
@@ -913,6 +913,7 @@ impl World {
                 frame: w.frame(),
                 time: w.frame() as f64 * f64::from(w.params().dt),
                 step_ms: s.step_ms,
+                stage_ms: *w.stage_ms(),
                 stats: FrameStats::measure(w),
             };
             Ok(serde_json::to_string(&record).expect("a report frame serializes"))

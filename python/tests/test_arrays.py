@@ -184,9 +184,10 @@ def test_stats_have_the_reports_fields(tmp_path):
     world.step(3)
     stats = world.stats()
     assert set(stats) == {
-        "frame", "time", "step_ms", "kinetic_energy", "max_strain", "mean_strain",
+        "frame", "time", "step_ms", "stage_ms", "kinetic_energy", "max_strain", "mean_strain",
         "max_penetration", "bodies",
     }
+    assert 0 < sum(stats["stage_ms"].values()) and "dihedral" in stats["stage_ms"]
     assert stats["frame"] == 3 == world.frame and abs(stats["time"] - 0.06) < 1e-6
     assert stats["step_ms"] > 0 and stats["kinetic_energy"] > 0
     assert stats["bodies"][0]["name"] == "sheet"

@@ -1,5 +1,5 @@
-//! `supple bench`: the stiffness-vs-iterations experiment of [`stiffness`](super::experiments::stiffness) here, and the step
-//! benchmark in [`super::bench_step`].
+//! `supple bench`: the stiffness-vs-iterations experiment of [`stiffness`](super::experiments::stiffness) here, the step
+//! benchmark in [`super::bench_step`] and the scene benchmark in [`super::bench_scenes`].
 
 use crate::cli::experiments::stiffness::{run_point, sweep, write_outputs};
 use clap::{Args, Subcommand};
@@ -16,6 +16,9 @@ pub enum BenchCommand {
     /// Time the step on the standard hanging-cloth workload W for each size, method and thread
     /// count.
     Step(super::bench_step::StepArgs),
+    /// Time every shipped scene headless: ms per frame, real-time factor and the time of each
+    /// stage of the step.
+    Scenes(super::bench_scenes::ScenesArgs),
 }
 
 /// Arguments of `supple bench stiffness`.
@@ -34,6 +37,31 @@ pub fn run(command: &BenchCommand) -> anyhow::Result<()> {
     match command {
         BenchCommand::Stiffness(args) => stiffness(args),
         BenchCommand::Step(args) => super::bench_step::run(args),
+        BenchCommand::Scenes(args) => super::bench_scenes::run(args),
+    }
+}
+
+/// The pools a benchmark runs in, one per thread count of `--threads`: `None`, the current pool
+/// (`RAYON_NUM_THREADS`, else one thread per core), when the list is empty.
+pub fn pools(threads: &[u32]) -> Vec<Option<u32>> {
+    if threads.is_empty() {
+        vec![None]
+    } else {
+        threads.iter().copied().map(Some).collect()
+    }
+}
+
+/// Runs `f` in a new rayon pool of `threads` threads, or in the current pool for `None`.
+pub fn in_pool<T: Send>(
+    threads: Option<u32>,
+    f: impl FnOnce() -> anyhow::Result<T> + Send,
+) -> anyhow::Result<T> {
+    match threads {
+        None => f(),
+        Some(t) => rayon::ThreadPoolBuilder::new()
+            .num_threads(t as usize)
+            .build()?
+            .install(f),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `supple bench step`: the step benchmark on workload W (see [`step`](super::experiments::step)).
 
+use super::bench::{in_pool, pools};
 use super::parse_method;
 use crate::cli::experiments::step::{StepResult, TIMED_FRAMES, bench_w};
 use crate::export::write_atomic;
@@ -47,19 +48,8 @@ pub fn run(args: &StepArgs) -> anyhow::Result<()> {
     let mut csv = format!("{CSV_HEADER}\n");
     for &n in &args.n {
         for &method in &methods {
-            let pools: Vec<Option<u32>> = if args.threads.is_empty() {
-                vec![None]
-            } else {
-                args.threads.iter().copied().map(Some).collect()
-            };
-            for threads in pools {
-                let r = match threads {
-                    None => bench_w(n, method, args.frames)?,
-                    Some(t) => rayon::ThreadPoolBuilder::new()
-                        .num_threads(t as usize)
-                        .build()?
-                        .install(|| bench_w(n, method, args.frames))?,
-                };
+            for threads in pools(&args.threads) {
+                let r = in_pool(threads, || Ok(bench_w(n, method, args.frames)?))?;
                 println!(
                     "{:>5} {:>13} {:>7} {:>12.3} {:>17.3} {:>11.3}% {:>12.4}%",
                     r.n,

@@ -1,6 +1,7 @@
 //! The `supple` command line: one file per subcommand.
 
 pub mod bench;
+pub mod bench_scenes;
 pub mod bench_step;
 pub mod chart;
 pub mod experiments;
@@ -29,7 +30,7 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Plot a run's report: kinetic energy, strain, penetration and ms per frame over time.
     Plot(plot::PlotArgs),
-    /// Benchmarks: stiffness vs iterations, and the step on workload W.
+    /// Benchmarks: stiffness vs iterations, the step on workload W, the shipped scenes.
     Bench {
         /// Which benchmark.
         #[command(subcommand)]

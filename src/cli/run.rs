@@ -239,6 +239,7 @@ pub fn run_headless(
         frame: world.frame,
         time: world.frame as f64 * world.params.dt as f64,
         step_ms,
+        stage_ms: *world.stage_ms(),
         stats,
     };
     if report.is_some() {

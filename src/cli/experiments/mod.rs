@@ -1,5 +1,6 @@
-//! The experiments behind `supple bench`: the stiffness sweep ([`stiffness`]) and the step
-//! benchmark on workload W ([`step`]).
+//! The experiments behind `supple bench`: the stiffness sweep ([`stiffness`]), the step
+//! benchmark on workload W ([`step`]) and the benchmark of the shipped scenes ([`scenes`]).
 
+pub mod scenes;
 pub mod step;
 pub mod stiffness;

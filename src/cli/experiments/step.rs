@@ -7,11 +7,11 @@
 //! two opposite vertices of every pair of triangles sharing an edge; gravity only; 1/60 s frames
 //! of 10 substeps x 10 iterations.
 
+use super::scenes::median_frame;
 use crate::constraints::Stiffness;
 use crate::params::{SolverMethod, SolverParams};
 use crate::stats::FrameStats;
 use crate::world::{SimError, World};
-use std::time::Instant;
 
 /// Frames simulated before timing starts.
 pub const WARMUP_FRAMES: u32 = 10;
@@ -52,17 +52,7 @@ pub struct StepResult {
 /// timed frames; the quality is measured after the last one.
 pub fn bench_w(n: u32, method: SolverMethod, frames: u32) -> Result<StepResult, SimError> {
     let mut world = workload_w(n, method);
-    for _ in 0..WARMUP_FRAMES {
-        world.step()?;
-    }
-    let mut ms = Vec::with_capacity(frames as usize);
-    for _ in 0..frames {
-        let t = Instant::now();
-        world.step()?;
-        ms.push(1e3 * t.elapsed().as_secs_f64());
-    }
-    ms.sort_by(f64::total_cmp);
-    let ms_per_frame = ms.get(ms.len() / 2).copied().unwrap_or(0.0);
+    let (ms_per_frame, _) = median_frame(&mut world, frames)?;
     let p = &world.params;
     let cs = &world.constraints;
     let projections = (cs.stretch.len() + cs.bend_distance.len()) as f64
