@@ -6,7 +6,7 @@ use crate::bodies::soft_body::SoftBodyDesc;
 #[cfg(doc)]
 use crate::bodies::soft_body::SoftBodyError;
 use crate::bodies::{Body, BodyKind};
-use crate::collision::{Collider, Motion, ParticlePairs, Shape};
+use crate::collision::{BodySurfaces, Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::ConstraintSets;
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
@@ -91,6 +91,8 @@ pub struct World {
     pub(crate) bodies: Vec<Body>,
     /// Which particle pairs may collide (self-collision per body), and the spatial hash.
     pub(crate) particle_pairs: ParticlePairs,
+    /// The soft bodies' surfaces, for particle-surface contacts.
+    pub(crate) body_surfaces: BodySurfaces,
     /// Frames simulated so far.
     pub(crate) frame: u64,
 }
@@ -408,14 +410,25 @@ impl World {
         apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h, team);
         apply_damping(ps, &self.bodies, p.damping, h);
         predict_positions(ps, h, p.max_displacement, team);
-        sweep_colliders(ps, &self.colliders);
+        sweep_colliders(ps, &self.colliders, h);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
+        let surfaces = &mut self.body_surfaces;
+        generate_surface_contacts(ps, &self.bodies, surfaces, &mut cs.surface_contact);
         self.clusters.match_shapes(ps, h);
         project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
-        let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
-        update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
+        let (contacts, pairs, surfaces) = (&cs.contact, &cs.particle_contact, &cs.surface_contact);
+        update_velocities(
+            ps,
+            contacts,
+            pairs,
+            surfaces,
+            &self.colliders,
+            h,
+            p.gravity,
+            team,
+        );
     }
 
     /// Fails with the first body that has a non-finite position, or else with the body of the

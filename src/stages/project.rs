@@ -13,7 +13,7 @@ use crate::solver::{Sweep, View};
 /// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
 /// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
 /// see [`JacobiScratch`](crate::solver::JacobiScratch)), then serially enclosed volumes,
-/// attachments, particle-particle contacts and collider contacts, contacts last so that they
+/// attachments, particle-particle contacts, particle-surface contacts and collider contacts, contacts last so that they
 /// have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
@@ -30,6 +30,7 @@ pub fn project_constraints(
     let serial = !(cs.pressure.is_empty()
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
+        && cs.surface_contact.is_empty()
         && cs.contact.is_empty());
     pack(ps, &mut cs.slots, team);
     for i in 0..iterations {
@@ -71,6 +72,8 @@ pub fn project_constraints(
             cs.pressure.project_serial(ps);
             cs.attachment.project_serial(ps);
             cs.particle_contact.project_serial(ps);
+            let k = cs.particle_contact.materials.coeffs[0];
+            cs.surface_contact.project_serial(ps, &k);
             cs.contact
                 .project_serial(ps, |j, p| colliders[j].shape.distance(p));
             pack(ps, &mut cs.slots, team);
