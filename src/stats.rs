@@ -120,6 +120,8 @@ pub enum Stage {
     Attachment,
     /// Projection of particle-particle contacts.
     ParticleContact,
+    /// Projection of particle contacts against other bodies' surface triangles.
+    SurfaceContact,
     /// Projection of collider contacts.
     Contact,
     /// Copying positions into the projection's packed slots and back (and the Jacobi solver's
@@ -133,7 +135,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in the order of the report and the CSV columns.
-    pub const ALL: [Stage; 17] = [
+    pub const ALL: [Stage; 18] = [
         Stage::Setup,
         Stage::Forces,
         Stage::Damping,
@@ -147,6 +149,7 @@ impl Stage {
         Stage::Pressure,
         Stage::Attachment,
         Stage::ParticleContact,
+        Stage::SurfaceContact,
         Stage::Contact,
         Stage::Pack,
         Stage::Velocities,
@@ -169,6 +172,7 @@ impl Stage {
             Stage::Pressure => "pressure",
             Stage::Attachment => "attachment",
             Stage::ParticleContact => "particle_contact",
+            Stage::SurfaceContact => "surface_contact",
             Stage::Contact => "contact",
             Stage::Pack => "pack",
             Stage::Velocities => "velocities",

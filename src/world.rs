@@ -6,7 +6,7 @@ use crate::bodies::soft_body::SoftBodyDesc;
 #[cfg(doc)]
 use crate::bodies::soft_body::SoftBodyError;
 use crate::bodies::{Body, BodyKind};
-use crate::collision::{Collider, Motion, ParticlePairs, Shape};
+use crate::collision::{BodySurfaces, Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::ConstraintSets;
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
@@ -92,6 +92,8 @@ pub struct World {
     pub(crate) bodies: Vec<Body>,
     /// Which particle pairs may collide (self-collision per body), and the spatial hash.
     pub(crate) particle_pairs: ParticlePairs,
+    /// The soft bodies' surfaces, for particle-surface contacts.
+    pub(crate) body_surfaces: BodySurfaces,
     /// Frames simulated so far.
     pub(crate) frame: u64,
     /// Wall time of each stage of the last step.
@@ -425,17 +427,28 @@ impl World {
         clock.lap(Stage::Damping);
         predict_positions(ps, h, p.max_displacement, team);
         clock.lap(Stage::Predict);
-        sweep_colliders(ps, &self.colliders);
+        sweep_colliders(ps, &self.colliders, h);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
+        let surfaces = &mut self.body_surfaces;
+        generate_surface_contacts(ps, &self.bodies, surfaces, &mut cs.surface_contact);
         clock.lap(Stage::CollisionDetection);
         self.clusters.match_shapes(ps, h);
         clock.lap(Stage::ShapeMatching);
         let (method, colliders) = (p.method, &self.colliders);
         project_constraints(method, cs, ps, colliders, p.iterations, team, clock);
-        let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
-        update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
+        let (contacts, pairs, surfaces) = (&cs.contact, &cs.particle_contact, &cs.surface_contact);
+        update_velocities(
+            ps,
+            contacts,
+            pairs,
+            surfaces,
+            &self.colliders,
+            h,
+            p.gravity,
+            team,
+        );
         clock.lap(Stage::Velocities);
     }
 

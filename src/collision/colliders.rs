@@ -164,6 +164,19 @@ impl Collider {
         }
     }
 
+    /// Where the point that was at `x` at the start of a substep of `h` seconds is now, carried
+    /// rigidly by the collider's motion (the collider has already been [advanced](Self::advance)
+    /// by `h`), m: `x` for a static collider.
+    pub fn carried(&self, x: Vec3, h: Real) -> Vec3 {
+        if self.motion == Motion::default() {
+            return x;
+        }
+        let turn = Quat::from_scaled_axis(self.motion.spin * h);
+        let shift = self.motion.velocity * h;
+        let center = self.shape.center() - shift;
+        center + shift + turn * (x - center)
+    }
+
     /// Velocity of the collider's surface at point `x`, m/s: `v + ω × (x − center)`.
     pub fn surface_velocity(&self, x: Vec3) -> Vec3 {
         self.motion.velocity + self.motion.spin.cross(&(x - self.shape.center()))

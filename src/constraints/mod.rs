@@ -8,6 +8,7 @@ pub mod distance;
 pub mod family;
 pub mod particle_contact;
 pub mod stiffness;
+pub mod surface_contact;
 pub mod volume;
 
 pub use attachment::AttachmentSet;
@@ -17,6 +18,7 @@ pub use distance::DistanceSet;
 pub use family::Family;
 pub use particle_contact::ParticleContactSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
+pub use surface_contact::SurfaceContactSet;
 pub use volume::{PressureSet, TetVolumeSet};
 
 use crate::solver::JacobiScratch;
@@ -48,6 +50,8 @@ pub struct ConstraintSets {
     pub slots: Vec<Slot>,
     /// Particle-particle contacts of the current substep.
     pub particle_contact: ParticleContactSet,
+    /// Particle-surface contacts of the current substep (stiffness: the particle contacts').
+    pub surface_contact: SurfaceContactSet,
 }
 
 impl ConstraintSets {

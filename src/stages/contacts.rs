@@ -1,48 +1,64 @@
 //! Stage 4: contact generation, every substep. First the swept test that keeps a fast particle
 //! from stepping through a collider thinner than its displacement ([`sweep_colliders`]), then
 //! the contacts with colliders ([`generate_contacts`]) and between particles, from the kept
-//! list of candidate pairs ([`generate_particle_contacts`]). The contacts are projected with the other
+//! list of candidate pairs ([`generate_particle_contacts`]), and between particles and the
+//! surfaces of soft bodies ([`generate_surface_contacts`]). The contacts are projected with the other
 //! constraints (stage 5), and respond with friction and restitution in the velocity update
 //! (stage 6, [`update_velocities`](super::velocities::update_velocities)).
 
-use crate::collision::{Collider, ParticlePairs};
-use crate::constraints::{ContactSet, ParticleContactSet};
+use crate::bodies::Body;
+use crate::collision::{BodySurfaces, Collider, ParticlePairs};
+use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::Real;
 use crate::particles::ParticleSet;
 
-/// Spacing of the samples along a swept path, as a fraction of the particle's radius.
-const SAMPLE_SPACING: Real = 0.5;
+/// Shortest step along a swept path, as a fraction of the particle's radius.
+const MIN_STEP: Real = 0.5;
 
-/// Most samples along one particle's path in one substep: the cost of the test is bounded by the
-/// particle count, whatever the speeds (a particle moving more than `MAX_SWEEP_SAMPLES · r / 2`
-/// in a substep is sampled more sparsely).
-const MAX_SWEEP_SAMPLES: u32 = 32;
+/// Most steps along one particle's path per collider in one substep: the cost of the test is
+/// bounded by the particle and collider counts, whatever the speeds.
+const MAX_SWEEP_STEPS: u32 = 32;
 
-/// Samples the path `x → p` of every free particle that moves more than half its radius `r` in
-/// this substep, every `r / 2` or closer (at most `MAX_SWEEP_SAMPLES` samples), against every
-/// collider at its current pose; if a sample is inside a collider (signed distance < 0), the
-/// prediction `p` is pulled back to the sample before it, which is outside. The contact generated
-/// next then stops the particle on the side it came from. A collider thinner than the sample
-/// spacing along the path can still be stepped over; slow particles cost one length test.
-pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider]) {
-    if colliders.is_empty() {
-        return;
-    }
+/// Keeps every free particle from stepping through a collider in this substep of `h` seconds.
+///
+/// The particle's path is taken relative to each collider (for a kinematic one, it starts where
+/// the start position `x` is carried by the collider's motion in this substep,
+/// [`Collider::carried`]) and walked by conservative advancement: each step is the distance to
+/// the collider at the current point ([`Shape::distance_within`](crate::collision::Shape::distance_within)
+/// with a reach of `r / 2`), which cannot cross its surface, and at least half the radius `r`. If a step ends inside, or `MAX_SWEEP_STEPS` steps do not reach the end of the
+/// path, the prediction `p` is pulled back to the last point reached, which is outside, and the
+/// contact generated next stops the particle on the side it came from. Only a feature thinner
+/// than `r / 2` passing within `r / 2` of the path can be stepped over; a particle that moves
+/// less than `r / 2` relative to a collider costs one length test.
+pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider], h: Real) {
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
-        let (x, path) = (ps.x[i], ps.p[i] - ps.x[i]);
-        let spacing = SAMPLE_SPACING * ps.radius[i];
-        let len = path.norm();
-        if len <= spacing {
-            continue;
-        }
-        let n = ((len / spacing).ceil() as u32).min(MAX_SWEEP_SAMPLES);
-        let at = |k: u32| x + path * (k as Real / n as Real);
-        if let Some(k) = (1..=n).find(|&k| {
-            colliders
-                .iter()
-                .any(|c| c.shape.distance_within(at(k), 0.0).0 < 0.0)
-        }) {
-            ps.p[i] = at(k - 1);
+        let min_step = MIN_STEP * ps.radius[i];
+        for collider in colliders {
+            let start = collider.carried(ps.x[i], h);
+            let path = ps.p[i] - start;
+            let len = path.norm();
+            if len <= min_step {
+                continue;
+            }
+            let distance = |t: Real| collider.shape.distance_within(start + path * t, min_step).0;
+            let (mut t, mut d) = (0.0, distance(0.0));
+            if d < 0.0 {
+                continue;
+            }
+            for _ in 0..MAX_SWEEP_STEPS {
+                let next = (t + d.max(min_step) / len).min(1.0);
+                let d_next = distance(next);
+                if d_next < 0.0 {
+                    break;
+                }
+                (t, d) = (next, d_next);
+                if t >= 1.0 {
+                    break;
+                }
+            }
+            if t < 1.0 {
+                ps.p[i] = start + path * t;
+            }
         }
     }
 }
@@ -96,4 +112,54 @@ pub fn generate_particle_contacts(
         };
         contacts.push(a as u32, b as u32, d, vn);
     });
+}
+
+/// Replaces `contacts` by one contact per particle and cloth or soft-body surface of another body that
+/// the particle touches (see [`BodySurface::touch`](crate::collision::BodySurface::touch)): its
+/// path crossed the surface in this substep, or it ends within `SEARCH_MARGIN` times the
+/// contact distance `d` of it, `d` the mean of the two bodies' thicknesses. A surface is
+/// skinned and refitted only when some particle of another body comes within reach of the box
+/// around its body's particles, so a body alone, or far from the others, costs one box test
+/// per particle.
+pub fn generate_surface_contacts(
+    ps: &ParticleSet,
+    bodies: &[Body],
+    surfaces: &mut BodySurfaces,
+    contacts: &mut SurfaceContactSet,
+) {
+    contacts.clear();
+    if bodies.len() < 2 {
+        return;
+    }
+    surfaces.add_new(bodies, &ps.x);
+    for surface in &mut surfaces.surfaces {
+        let own = bodies[surface.body as usize].particles.clone();
+        let (lo, hi) = ps.x[own.clone()]
+            .iter()
+            .chain(&ps.p[own.clone()])
+            .fold((ps.p[own.start], ps.p[own.start]), |(lo, hi), v| {
+                (lo.inf(v), hi.sup(v))
+            });
+        let thickness = ps.radius[own.start];
+        let pinned = ps.inv_mass[own.clone()].iter().all(|&w| w == 0.0);
+        let near = |i: usize| {
+            let reach = SEARCH_MARGIN * (ps.radius[i] + thickness) / 2.0;
+            let (x, p) = (ps.x[i], ps.p[i]);
+            let fixed = pinned && ps.inv_mass[i] == 0.0;
+            !own.contains(&i)
+                && !fixed
+                && (0..3)
+                    .all(|a| x[a].min(p[a]) - reach <= hi[a] && x[a].max(p[a]) + reach >= lo[a])
+        };
+        let Some(first) = (0..ps.len()).find(|&i| near(i)) else {
+            continue;
+        };
+        surface.update(ps);
+        for i in (first..ps.len()).filter(|&i| near(i)) {
+            let d = (ps.radius[i] + thickness) / 2.0;
+            if let Some(hit) = surface.touch(ps.x[i], ps.p[i], SEARCH_MARGIN * d) {
+                contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d);
+            }
+        }
+    }
 }

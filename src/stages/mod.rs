@@ -7,7 +7,9 @@ pub mod predict;
 pub mod project;
 pub mod velocities;
 
-pub use contacts::{generate_contacts, generate_particle_contacts, sweep_colliders};
+pub use contacts::{
+    generate_contacts, generate_particle_contacts, generate_surface_contacts, sweep_colliders,
+};
 pub use damping::apply_damping;
 pub use forces::apply_external_forces;
 pub use predict::predict_positions;

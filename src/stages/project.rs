@@ -14,7 +14,7 @@ use crate::stats::{Stage, StageClock};
 /// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
 /// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
 /// see [`JacobiScratch`](crate::solver::JacobiScratch)), then serially enclosed volumes,
-/// attachments, particle-particle contacts and collider contacts, contacts last so that they
+/// attachments, particle-particle contacts, particle-surface contacts and collider contacts, contacts last so that they
 /// have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
@@ -33,6 +33,7 @@ pub fn project_constraints(
     let serial = !(cs.pressure.is_empty()
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
+        && cs.surface_contact.is_empty()
         && cs.contact.is_empty());
     pack(ps, &mut cs.slots, team);
     clock.lap(Stage::Pack);
@@ -93,6 +94,9 @@ pub fn project_constraints(
             clock.lap_if(!cs.attachment.ids.is_empty(), Stage::Attachment);
             cs.particle_contact.project_serial(ps);
             clock.lap_if(!cs.particle_contact.is_empty(), Stage::ParticleContact);
+            let k = cs.particle_contact.materials.coeffs[0];
+            cs.surface_contact.project_serial(ps, &k);
+            clock.lap_if(!cs.surface_contact.is_empty(), Stage::SurfaceContact);
             cs.contact
                 .project_serial(ps, |j, p| colliders[j].shape.distance(p));
             clock.lap_if(!cs.contact.is_empty(), Stage::Contact);

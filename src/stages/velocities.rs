@@ -1,7 +1,8 @@
 //! Stage 6: velocity update, with friction and restitution at contacts.
 
 use crate::collision::Collider;
-use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet};
+use crate::constraints::surface_contact::SURFACE_PARTICLES;
+use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
@@ -83,7 +84,7 @@ fn respond(
 }
 
 /// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then friction and
-/// restitution at every collider contact and particle contact that pushed (`λ > 0`), with
+/// restitution at every collider, particle and particle-surface contact that pushed (`λ > 0`), with
 /// [`apply_friction`] and [`restitution_velocity`]. Velocities are relative to a collider's
 /// surface (a kinematic collider drags what it touches), and between two particles relative to
 /// each other, each taking the share `w_i / (w_a + w_b)` of the change (which conserves
@@ -91,10 +92,12 @@ fn respond(
 /// `v_t h`: friction applied to velocities alone would let a resting particle creep down a slope
 /// by `g sin θ h²` every substep. The first step is spread over `team`, the contacts are handled
 /// on this thread.
+#[allow(clippy::too_many_arguments)]
 pub fn update_velocities(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
     particle_contacts: &ParticleContactSet,
+    surface_contacts: &SurfaceContactSet,
     colliders: &[Collider],
     h: Real,
     gravity: Vec3,
@@ -109,6 +112,7 @@ pub fn update_velocities(
     });
     respond_colliders(ps, contacts, colliders, gravity.norm(), h);
     respond_pairs(ps, particle_contacts, gravity.norm(), h);
+    respond_surfaces(ps, surface_contacts, particle_contacts, gravity.norm(), h);
 }
 
 /// [`respond`] at every collider contact that pushed, with velocities taken relative to the
@@ -178,6 +182,61 @@ fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: R
         let dv = (r.vt_new - r.vt) + n * (r.vn_new - r.vn);
         ps.v[a] += dv * (wa / w);
         ps.v[b] -= dv * (wb / w);
+    }
+}
+
+/// [`respond`] at every particle-surface contact that pushed, with the particle contacts'
+/// material, on the relative velocity `v_q − Σⱼ βⱼ vⱼ` of the particle and the surface point;
+/// the particle takes the share `w_q / W` of the change and surface particle `j` the share
+/// `−wⱼ βⱼ / W`, `W = w_q + Σⱼ wⱼ βⱼ²` (which conserves momentum), and likewise of a sticking
+/// contact's take-back. The contact was generated in this substep, so its normal velocity before
+/// it is not known: a contact still approaching stops, as with no restitution.
+fn respond_surfaces(
+    ps: &mut ParticleSet,
+    contacts: &SurfaceContactSet,
+    pairs: &ParticleContactSet,
+    g: Real,
+    h: Real,
+) {
+    let scale = pairs.materials.coeffs[0].scale;
+    for c in (0..contacts.len()).filter(|&c| contacts.lambda[c] > 0.0) {
+        let (q, ids, beta) = (
+            contacts.particle[c] as usize,
+            &contacts.ids[c],
+            &contacts.weights[c],
+        );
+        let w_q = ps.inv_mass[q];
+        let w = w_q
+            + (0..SURFACE_PARTICLES)
+                .map(|j| ps.inv_mass[ids[j] as usize] * beta[j] * beta[j])
+                .sum::<Real>();
+        if w <= 0.0 {
+            continue;
+        }
+        let surface: Vec3 = (0..SURFACE_PARTICLES)
+            .map(|j| ps.v[ids[j] as usize] * beta[j])
+            .sum();
+        let n = contacts.normal[c];
+        let v = ps.v[q] - surface;
+        let approach = n.dot(&v).min(0.0);
+        let r = respond(
+            v,
+            n,
+            (w, scale, contacts.lambda[c]),
+            approach,
+            &pairs.response,
+            g,
+            h,
+        );
+        let dv = (r.vt_new - r.vt) + n * (r.vn_new - r.vn);
+        let back = if r.stuck { r.vt * h } else { Vec3::zeros() };
+        ps.v[q] += dv * (w_q / w);
+        ps.x[q] -= back * (w_q / w);
+        for j in 0..SURFACE_PARTICLES {
+            let share = ps.inv_mass[ids[j] as usize] * beta[j] / w;
+            ps.v[ids[j] as usize] -= dv * share;
+            ps.x[ids[j] as usize] += back * share;
+        }
     }
 }
 

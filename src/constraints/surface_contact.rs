@@ -1,0 +1,240 @@
+//! Contacts between a particle and a point of another body's surface triangle (the skinned
+//! surface of a soft body with tets, or the particles of a `surface` soft body), regenerated
+//! every substep by [`generate_surface_contacts`](crate::stages::contacts::generate_surface_contacts).
+//!
+//! The surface point is a fixed linear combination `c = Σⱼ βⱼ xⱼ` of at most
+//! [`SURFACE_PARTICLES`] particles: the barycentric coordinates of the contact point in its
+//! triangle times each corner's skinning weights in its tet. With the normal fixed when the
+//! contact is generated, the constraint is linear in the positions, so its gradient is exact.
+
+use super::stiffness::{Coeffs, delta_lambda};
+use crate::math::{Real, Vec3};
+use crate::particles::ParticleSet;
+
+/// Most particles that a surface point depends on: three triangle corners, each skinned in a
+/// tet of four particles.
+pub const SURFACE_PARTICLES: usize = 12;
+
+/// The particle-surface contacts of the current substep, one entry per contact in each field.
+#[derive(Clone, Debug, Default)]
+pub struct SurfaceContactSet {
+    /// The particle that touches the surface.
+    pub particle: Vec<u32>,
+    /// The particles of the surface point (unused slots have weight 0).
+    pub ids: Vec<[u32; SURFACE_PARTICLES]>,
+    /// The weight `βⱼ` of each of those particles in the surface point (they sum to 1).
+    pub weights: Vec<[Real; SURFACE_PARTICLES]>,
+    /// Unit normal of the surface at the contact, pointing to the side the particle must be on.
+    pub normal: Vec<Vec3>,
+    /// Distance the particle must keep from the surface, m: the mean of the two bodies'
+    /// thicknesses, as in a particle-particle contact.
+    pub distance: Vec<Real>,
+    /// Lagrange multiplier accumulated in the current substep (≥ 0: contacts only push).
+    pub lambda: Vec<Real>,
+}
+
+/// Position corrections of a particle-surface contact: the particle moves by `dq`, surface
+/// particle `j` by `−wⱼ βⱼ g`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfaceCorrection {
+    /// Correction of the particle, m.
+    pub dq: Vec3,
+    /// Correction of the surface per unit of `wⱼ βⱼ`, m·kg.
+    pub g: Vec3,
+    /// Change of the multiplier.
+    pub delta_lambda: Real,
+}
+
+/// Projects one particle-surface contact, the inequality
+/// `C(q, x₀ … x₁₁) = n·(q − Σⱼ βⱼ xⱼ) − d ≥ 0`, `∇_q C = n`, `∇_{xⱼ} C = −βⱼ n`: the
+/// vertex-triangle collision constraint of Bridson, Fedkiw and Anderson 2002 ("Robust Treatment
+/// of Collisions, Contact and Friction for Cloth Animation", sec. 7.1), with the triangle's
+/// corners skinned in tets; XPBD update of Macklin et al. 2016 with the accumulated multiplier
+/// clamped to `λ ≥ 0`. Returns `None` when nothing can move (`w_q + Σ wⱼ βⱼ² = 0`).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn solve_surface_contact(
+    q: Vec3,
+    w_q: Real,
+    x: &[Vec3; SURFACE_PARTICLES],
+    w: &[Real; SURFACE_PARTICLES],
+    beta: &[Real; SURFACE_PARTICLES],
+    n: Vec3,
+    d: Real,
+    lambda: Real,
+    k: &Coeffs,
+) -> Option<SurfaceCorrection> {
+    let w_grad_sq = w_q
+        + (0..SURFACE_PARTICLES)
+            .map(|j| w[j] * beta[j] * beta[j])
+            .sum::<Real>();
+    if w_grad_sq <= 0.0 {
+        return None;
+    }
+    let c_point: Vec3 = (0..SURFACE_PARTICLES).map(|j| x[j] * beta[j]).sum();
+    let c = n.dot(&(q - c_point)) - d;
+    let dl = (lambda + delta_lambda(c, w_grad_sq, None, lambda, k)).max(0.0) - lambda;
+    let g = n * (k.scale * dl);
+    Some(SurfaceCorrection {
+        dq: g * w_q,
+        g,
+        delta_lambda: dl,
+    })
+}
+
+impl SurfaceContactSet {
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.particle.len()
+    }
+
+    /// True when there is no contact.
+    pub fn is_empty(&self) -> bool {
+        self.particle.is_empty()
+    }
+
+    /// Removes every contact.
+    pub fn clear(&mut self) {
+        self.particle.clear();
+        self.ids.clear();
+        self.weights.clear();
+        self.normal.clear();
+        self.distance.clear();
+        self.lambda.clear();
+    }
+
+    /// Adds a contact of particle `q` with the surface point `Σ weights[j] · x[ids[j]]`, to be
+    /// kept `distance` m away along the unit `normal`.
+    pub fn push(
+        &mut self,
+        q: u32,
+        ids: [u32; SURFACE_PARTICLES],
+        weights: [Real; SURFACE_PARTICLES],
+        normal: Vec3,
+        distance: Real,
+    ) {
+        self.particle.push(q);
+        self.ids.push(ids);
+        self.weights.push(weights);
+        self.normal.push(normal);
+        self.distance.push(distance);
+        self.lambda.push(0.0);
+    }
+
+    /// Projects every contact in order with the stiffness `k`.
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, k: &Coeffs) {
+        for c in 0..self.len() {
+            let (q, ids, beta) = (self.particle[c] as usize, &self.ids[c], &self.weights[c]);
+            let x = ids.map(|j| ps.p[j as usize]);
+            let w = ids.map(|j| ps.inv_mass[j as usize]);
+            let n = self.normal[c];
+            let (w_q, d, lambda) = (ps.inv_mass[q], self.distance[c], self.lambda[c]);
+            if let Some(r) = solve_surface_contact(ps.p[q], w_q, &x, &w, beta, n, d, lambda, k) {
+                ps.p[q] += r.dq;
+                for j in 0..SURFACE_PARTICLES {
+                    ps.p[ids[j] as usize] -= r.g * (w[j] * beta[j]);
+                }
+                self.lambda[c] += r.delta_lambda;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A surface point halfway between particles 0 and 1 (the other slots unused), weights
+    /// `w`, and a particle 1 cm above it along +y.
+    fn case(w: [Real; 2]) -> ([Vec3; SURFACE_PARTICLES], [Real; 12], [Real; 12]) {
+        let mut x = [Vec3::zeros(); SURFACE_PARTICLES];
+        let (mut wt, mut beta) = ([0.0; 12], [0.0; 12]);
+        x[0] = Vec3::new(-0.1, 0.0, 0.0);
+        x[1] = Vec3::new(0.1, 0.0, 0.0);
+        wt[..2].copy_from_slice(&w);
+        beta[..2].copy_from_slice(&[0.5, 0.5]);
+        (x, wt, beta)
+    }
+
+    #[test]
+    fn rigid_contact_reaches_its_distance_and_keeps_momentum() {
+        let (x, w, beta) = case([2.0, 2.0]);
+        let q = Vec3::new(0.0, 0.01, 0.0);
+        let (w_q, d) = (1.0, 0.03);
+        let r = solve_surface_contact(q, w_q, &x, &w, &beta, Vec3::y(), d, 0.0, &Coeffs::rigid())
+            .unwrap();
+        let q1 = q + r.dq;
+        let x1: Vec<Vec3> = (0..2).map(|j| x[j] - r.g * (w[j] * beta[j])).collect();
+        let c1 = (x1[0] + x1[1]) * 0.5;
+        // A linear constraint is met in one projection.
+        assert!(((q1 - c1).y - d).abs() < 1e-7);
+        // Δλ = −C / (w_q + Σ wⱼ βⱼ²) = 0.02 / (1 + 2 · 2 · 0.25).
+        assert!((r.delta_lambda - 0.02 / 2.0).abs() < 1e-7);
+        // Internal forces: Σ mᵢ Δxᵢ = 0.
+        let momentum = r.dq / w_q + (0..2).map(|j| -r.g * beta[j]).sum::<Vec3>();
+        assert!(momentum.norm() < 1e-8);
+    }
+
+    #[test]
+    fn separated_contact_pushes_nothing_and_pinned_ones_are_skipped() {
+        let (x, w, beta) = case([1.0, 1.0]);
+        let far = Vec3::new(0.0, 0.5, 0.0);
+        let r = solve_surface_contact(
+            far,
+            1.0,
+            &x,
+            &w,
+            &beta,
+            Vec3::y(),
+            0.03,
+            0.0,
+            &Coeffs::rigid(),
+        );
+        assert_eq!(r.map(|r| r.delta_lambda), Some(0.0));
+        let (x, w, beta) = case([0.0, 0.0]);
+        let pinned = solve_surface_contact(
+            far,
+            0.0,
+            &x,
+            &w,
+            &beta,
+            Vec3::y(),
+            0.03,
+            0.0,
+            &Coeffs::rigid(),
+        );
+        assert_eq!(pinned, None);
+    }
+
+    #[test]
+    fn gradient_agrees_with_finite_differences() {
+        let (mut x, w, mut beta) = case([1.0, 3.0]);
+        beta[..2].copy_from_slice(&[0.3, 0.7]);
+        x[1].y = 0.02;
+        let n = Vec3::new(0.2, 1.0, -0.1).normalize();
+        let q = Vec3::new(0.05, 0.015, 0.01);
+        let d = 0.02;
+        let c = |q: Vec3, x: &[Vec3; 12]| n.dot(&(q - (x[0] * beta[0] + x[1] * beta[1]))) - d;
+        let k = Coeffs::rigid();
+        let eps = 1e-3;
+        for j in 0..2 {
+            let mut fd = Vec3::zeros();
+            for axis in 0..3 {
+                let (mut plus, mut minus) = (x, x);
+                plus[j][axis] += eps;
+                minus[j][axis] -= eps;
+                fd[axis] = (c(q, &plus) - c(q, &minus)) / (2.0 * eps);
+            }
+            // With particle j alone free, its correction is −C ∇C / |∇C|².
+            let mut w1 = [0.0; 12];
+            w1[j] = w[j];
+            let r = solve_surface_contact(q, 0.0, &x, &w1, &beta, n, d, 0.0, &k).unwrap();
+            let dx = -r.g * (w1[j] * beta[j]);
+            let expected = -fd * (c(q, &x) / fd.norm_squared());
+            assert!(
+                (dx - expected).norm() < 1e-5,
+                "particle {j}: {dx} vs {expected}"
+            );
+        }
+    }
+}
