@@ -82,6 +82,7 @@ pub mod stats;
 pub mod validate;
 #[cfg(feature = "viewer")]
 pub mod viewer;
+pub mod wind;
 pub mod world;
 
 pub use bodies::cloth::{BendKind, ClothDesc, Orientation};

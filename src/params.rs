@@ -2,6 +2,7 @@
 
 use crate::math::{Real, Vec3};
 use crate::validate::{self, Checked};
+use crate::wind::Gust;
 
 /// How the constraint projection visits the constraints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -60,8 +61,11 @@ pub struct SolverParams {
     pub gravity: Vec3,
     /// Global linear velocity damping, 1/s (default 0): `v ← v·exp(−damping·h)` every substep.
     pub damping: Real,
-    /// Wind velocity, m/s (default 0); acts on cloth through its `drag`.
+    /// Wind velocity, m/s (default 0), or the mean wind when there are gusts; acts on cloth
+    /// through its `drag` and `lift`.
     pub wind: Vec3,
+    /// Gusts on top of `wind` (default none: a steady wind).
+    pub gust: Option<Gust>,
     /// Largest displacement of a particle in one substep, as a fraction of its radius
     /// (default 0: no limit); see [`predict_positions`](crate::stages::predict_positions).
     pub max_displacement: Real,
@@ -82,6 +86,7 @@ impl Default for SolverParams {
             gravity: Vec3::new(0.0, -9.81, 0.0),
             damping: 0.0,
             wind: Vec3::zeros(),
+            gust: None,
             max_displacement: 0.0,
             max_strain: 10.0,
         }
@@ -102,6 +107,9 @@ impl SolverParams {
         validate::finite(&self.gravity, "gravity")?;
         validate::non_negative(self.damping, "damping")?;
         validate::finite(&self.wind, "wind")?;
+        if let Some(gust) = &self.gust {
+            gust.validate()?;
+        }
         validate::non_negative(self.max_displacement, "max_displacement")?;
         validate::positive(self.max_strain, "max_strain", "a strain")?;
         Ok(())

@@ -114,6 +114,8 @@ pub enum Stage {
     Dihedral,
     /// Projection of tet volumes.
     Volume,
+    /// Projection of long-range attachments (tethers).
+    Tether,
     /// Projection of enclosed volumes (pressure).
     Pressure,
     /// Projection of attachments.
@@ -135,7 +137,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in the order of the report and the CSV columns.
-    pub const ALL: [Stage; 18] = [
+    pub const ALL: [Stage; 19] = [
         Stage::Setup,
         Stage::Forces,
         Stage::Damping,
@@ -146,6 +148,7 @@ impl Stage {
         Stage::BendDistance,
         Stage::Dihedral,
         Stage::Volume,
+        Stage::Tether,
         Stage::Pressure,
         Stage::Attachment,
         Stage::ParticleContact,
@@ -169,6 +172,7 @@ impl Stage {
             Stage::BendDistance => "bend_distance",
             Stage::Dihedral => "dihedral",
             Stage::Volume => "volume",
+            Stage::Tether => "tether",
             Stage::Pressure => "pressure",
             Stage::Attachment => "attachment",
             Stage::ParticleContact => "particle_contact",

@@ -7,7 +7,7 @@ use crate::bodies::soft_body::SoftBodyDesc;
 use crate::bodies::soft_body::SoftBodyError;
 use crate::bodies::{Body, BodyKind};
 use crate::collision::{BodySurfaces, Collider, Motion, ParticlePairs, Shape};
-use crate::constraints::ConstraintSets;
+use crate::constraints::{ColliderPinSet, ConstraintSets};
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
@@ -98,6 +98,8 @@ pub struct World {
     pub(crate) frame: u64,
     /// Wall time of each stage of the last step.
     pub(crate) stage_ms: StageMs,
+    /// Pins carried by colliders.
+    pub(crate) collider_pins: ColliderPinSet,
 }
 
 impl World {
@@ -123,8 +125,24 @@ impl World {
     pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<BodyHandle, BuildError> {
         desc.validate()?;
         let name = self.body_name(&desc.name, BodyKind::Cloth)?;
+        if let Some(j) = desc.pin_collider {
+            validate::check(j.index() < self.colliders.len(), "pin.collider", || {
+                format!(
+                    "is collider {}: the world has {}",
+                    j.index(),
+                    self.colliders.len()
+                )
+            })?;
+        }
         let index = self.bodies.len() as u32;
         let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
+        if let Some(j) = desc.pin_collider {
+            for &k in &desc.pin {
+                let i = body.particles.start + k;
+                let (x, c) = (self.particles.x[i], &self.colliders[j.index()]);
+                self.collider_pins.push(i as u32, x, j.index(), c);
+            }
+        }
         Ok(self.push_body(body, desc.shape, desc.self_collision))
     }
 
@@ -396,8 +414,10 @@ impl World {
             SolverMethod::GaussSeidel => 1,
         };
         Team::scope(threads, |team| {
-            for _ in 0..self.params.substeps {
-                self.substep(h, team, &mut clock);
+            for s in 0..self.params.substeps {
+                let time = (self.frame as f64 * f64::from(self.params.dt)
+                    + f64::from(s) * f64::from(h)) as f32;
+                self.substep(h, time, team, &mut clock);
             }
         });
         for (c, motion) in self.colliders.iter_mut().zip(scripted) {
@@ -412,20 +432,29 @@ impl World {
         checked
     }
 
-    /// One substep of the pipeline (see the crate docs), by the leader of `team`, its stages
-    /// timed on `clock`.
-    fn substep(&mut self, h: f32, team: &Team, clock: &mut StageClock) {
+    /// One substep of the pipeline (see the crate docs) from simulated time `time` (s), by the
+    /// leader of `team`, its stages timed on `clock`.
+    fn substep(&mut self, h: f32, time: f32, team: &Team, clock: &mut StageClock) {
         let p = &self.params;
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
         cs.begin_substep(h, p.iterations, team);
-        self.colliders.iter_mut().for_each(|c| c.advance(h));
+        let pins = &mut self.collider_pins;
+        for (j, c) in self.colliders.iter_mut().enumerate() {
+            pins.turn(j, c.advance(h));
+        }
         clock.lap(Stage::Setup);
-        apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h, team);
+        let wind = Wind {
+            mean: p.wind,
+            gust: p.gust.as_ref(),
+            time,
+        };
+        apply_external_forces(ps, &self.bodies, p.gravity, &wind, h, team);
         clock.lap(Stage::Forces);
         apply_damping(ps, &self.bodies, p.damping, h);
         clock.lap(Stage::Damping);
         predict_positions(ps, h, p.max_displacement, team);
+        self.collider_pins.place(ps, &self.colliders);
         clock.lap(Stage::Predict);
         sweep_colliders(ps, &self.colliders, h);
         generate_contacts(ps, &self.colliders, &mut cs.contact);

@@ -49,7 +49,7 @@ fn workload_w_at_64_after_60_frames() {
 #[test]
 fn shipped_scenes_after_60_frames() {
     let expected: [(&str, u64); 5] = [
-        ("flag", 0x5a4d_515e_03de_a5c7),
+        ("flag", 0xae96_d873_7002_22c8),
         ("folds", 0xe0ae_f75d_bcbb_5b20),
         ("cloth_on_mesh", 0x3d96_9d56_d021_35a6),
         ("soft-models", 0x877b_5fa8_07b4_2c62),

@@ -362,6 +362,7 @@ impl World {
             gravity: gravity.map_or(d.gravity, |g| g.0),
             damping: damping.unwrap_or(d.damping),
             wind: wind.map_or(d.wind, |w| w.0),
+            gust: None,
             max_displacement: max_displacement.unwrap_or(d.max_displacement),
             max_strain: max_strain.unwrap_or(d.max_strain),
         };

@@ -7,6 +7,7 @@ use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
 use crate::validate::{self, BuildError, Checked};
+use crate::world::ColliderHandle;
 
 /// Which bending constraint a cloth uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -130,10 +131,20 @@ pub struct ClothDesc {
     pub damping: Real,
     /// Aerodynamic coefficient `½ ρ C_d`, kg/m³ (default 0: no air).
     pub drag: Real,
+    /// Aerodynamic lift coefficient `½ ρ C_l`, kg/m³ (default 0: no lift); see
+    /// [`aerodynamic_force`](crate::stages::forces::aerodynamic_force).
+    pub lift: Real,
     /// Collide the cloth's particles with each other (default false).
     pub self_collision: bool,
     /// Make the whole cloth one shape-matching cluster with this material (default none).
     pub shape: Option<ClusterMaterial>,
+    /// The collider that carries the pins (default none: they stay where they are): each pin
+    /// then follows the point of the collider it was on when the cloth was added.
+    pub pin_collider: Option<ColliderHandle>,
+    /// Long-range attachments (default false): tether every free particle to its nearest pin at
+    /// their geodesic distance along the mesh's edges (see
+    /// [`tether`](crate::constraints::tether)).
+    pub long_range: bool,
 }
 
 /// Which way a grid cloth lies.
@@ -162,8 +173,11 @@ impl ClothDesc {
             thickness: 0.01,
             damping: 0.0,
             drag: 0.0,
+            lift: 0.0,
             self_collision: false,
             shape: None,
+            pin_collider: None,
+            long_range: false,
         }
     }
 
@@ -253,6 +267,7 @@ impl ClothDesc {
         validate::positive(self.thickness, "thickness", "a distance in m")?;
         validate::in_unit(self.damping, "damping")?;
         validate::non_negative(self.drag, "drag")?;
+        validate::non_negative(self.lift, "lift")?;
         if let Some(shape) = &self.shape {
             shape.validate().map_err(|e| e.within("shape"))?;
         }
@@ -284,10 +299,15 @@ impl ClothDesc {
             self.grid_columns
                 .is_some_and(|nx| is_grid_diagonal(nx, a, b))
         };
-        for [a, b] in edges(triangles) {
+        let edges = edges(triangles);
+        for &[a, b] in &edges {
             let rest = (positions[a as usize] - positions[b as usize]).norm();
             let mat = if is_shear(a, b) { shear } else { stretch };
             cs.stretch.push(at(a), at(b), rest, mat);
+        }
+        if self.long_range {
+            cs.tether.add_body(start, positions, &edges, &self.pin);
+            cs.tether.check();
         }
         if let Some((stiffness, kind)) = self.bend {
             let pairs = triangle_pairs(triangles);
@@ -314,6 +334,7 @@ impl ClothDesc {
             triangles: triangles.clone(),
             damping: self.damping,
             drag: self.drag,
+            lift: self.lift,
             skin: None,
             tets: Vec::new(),
             rest_volume: 0.0,

@@ -55,6 +55,8 @@ pub struct Body {
     pub damping: Real,
     /// Aerodynamic coefficient `½ ρ C_d` of a cloth, kg/m³ (0: no air).
     pub drag: Real,
+    /// Aerodynamic lift coefficient `½ ρ C_l` of a cloth, kg/m³ (0: no lift).
+    pub lift: Real,
     /// The surface of a soft body embedded in its tets: the vertices that are rendered and
     /// exported are skinned from the particles. `None` when the particles are the vertices.
     pub skin: Option<Skin>,

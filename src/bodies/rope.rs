@@ -35,6 +35,9 @@ pub struct RopeDesc {
     pub damping: Real,
     /// Make the whole rope one shape-matching cluster with this material (default none).
     pub shape: Option<ClusterMaterial>,
+    /// Long-range attachments (default false): tether every free particle to its nearest pinned
+    /// end at their distance along the rope (see [`tether`](crate::constraints::tether)).
+    pub long_range: bool,
 }
 
 impl RopeDesc {
@@ -53,6 +56,7 @@ impl RopeDesc {
             thickness: 0.01,
             damping: 0.0,
             shape: None,
+            long_range: false,
         }
     }
 
@@ -112,6 +116,16 @@ impl RopeDesc {
             let rest = (ps.x[k + 1] - ps.x[k]).norm();
             cs.stretch.push(k as u32, k as u32 + 1, rest, segment);
         }
+        if self.long_range {
+            let x = &ps.x[start..];
+            let segments: Vec<[u32; 2]> = (0..n as u32 - 1).map(|k| [k, k + 1]).collect();
+            let pins: Vec<usize> = [(self.pin_start, 0), (self.pin_end, n - 1)]
+                .into_iter()
+                .filter_map(|(pinned, k)| pinned.then_some(k))
+                .collect();
+            cs.tether.add_body(start, x, &segments, &pins);
+            cs.tether.check();
+        }
         if let Some(bend) = self.bend {
             let mat = cs.bend_distance.materials.add(bend);
             for k in start..(start + n).saturating_sub(2) {
@@ -126,6 +140,7 @@ impl RopeDesc {
             triangles: Vec::new(),
             damping: self.damping,
             drag: 0.0,
+            lift: 0.0,
             skin: None,
             tets: Vec::new(),
             rest_volume: 0.0,

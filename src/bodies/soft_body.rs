@@ -252,6 +252,7 @@ impl SoftBodyDesc {
             triangles: self.mesh.triangles.clone(),
             damping: self.material.damping,
             drag: 0.0,
+            lift: 0.0,
             skin: None,
             tets: Vec::new(),
             rest_volume: 0.0,

@@ -131,9 +131,10 @@ impl Collider {
 
     /// Moves the collider along its motion for `h` seconds: its center by `velocity · h`, and
     /// its orientation by the rotation of angle `|spin| h` about `spin`, about the center.
-    pub fn advance(&mut self, h: Real) {
+    /// Returns that rotation.
+    pub fn advance(&mut self, h: Real) -> Quat {
         if self.motion == Motion::default() {
-            return;
+            return Quat::identity();
         }
         let turn = Quat::from_scaled_axis(self.motion.spin * h);
         let shift = self.motion.velocity * h;
@@ -162,6 +163,7 @@ impl Collider {
                 moved(b);
             }
         }
+        turn
     }
 
     /// Where the point that was at `x` at the start of a substep of `h` seconds is now, carried

@@ -1,9 +1,64 @@
 //! Attachment constraints: a particle held to a fixed point in space by a spring of its own
-//! compliance (a soft pin, or the mouse grab of the viewer).
+//! compliance (a soft pin, or the mouse grab of the viewer); and pins carried by kinematic
+//! colliders ([`ColliderPinSet`]).
 
 use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
-use crate::math::{Real, Vec3};
+use crate::collision::Collider;
+use crate::math::{Quat, Real, Vec3};
 use crate::particles::ParticleSet;
+
+/// Pinned particles carried by colliders: each follows a point fixed in its collider's frame, so
+/// that a cape stays on a moving body and a curtain on a sliding rail. The frame of collider `j`
+/// is its [center](crate::Shape::center) turned by `turn[j]`, the rotation it has made since it
+/// was added; a pin's point is `center + turn · local`.
+#[derive(Clone, Debug, Default)]
+pub struct ColliderPinSet {
+    /// The carried particle (pinned: zero inverse mass).
+    pub ids: Vec<u32>,
+    /// The collider that carries it.
+    pub collider: Vec<u32>,
+    /// Its point in the collider's frame, m.
+    pub local: Vec<Vec3>,
+    /// Per collider, the rotation it has made since it was added.
+    pub turn: Vec<Quat>,
+}
+
+impl ColliderPinSet {
+    /// Counts collider `j`'s rotation `turn` of the substep (from [`Collider::advance`]).
+    pub fn turn(&mut self, j: usize, turn: Quat) {
+        if j >= self.turn.len() {
+            self.turn.resize(j + 1, Quat::identity());
+        }
+        self.turn[j] = turn * self.turn[j];
+        self.turn[j].renormalize();
+    }
+
+    /// Attaches particle `id`, now at `x`, to collider `j` as it is now.
+    pub fn push(&mut self, id: u32, x: Vec3, j: usize, collider: &Collider) {
+        self.turn(j, Quat::identity());
+        self.ids.push(id);
+        self.collider.push(j as u32);
+        self.local
+            .push(self.turn[j].inverse() * (x - collider.shape.center()));
+    }
+
+    /// The point that pin `c` is carried to by the colliders at their current pose, m.
+    pub fn target(&self, c: usize, colliders: &[Collider]) -> Vec3 {
+        let j = self.collider[c] as usize;
+        colliders[j].shape.center() + self.turn[j] * self.local[c]
+    }
+
+    /// Moves the predicted position of every carried particle onto its point (the colliders
+    /// have advanced to the end of the substep), so that the velocity update gives it the
+    /// collider's velocity there.
+    pub fn place(&self, ps: &mut ParticleSet, colliders: &[Collider]) {
+        for c in 0..self.ids.len() {
+            let i = self.ids[c] as usize;
+            ps.p[i] = self.target(c, colliders);
+            ps.rounding[i] = Vec3::zeros();
+        }
+    }
+}
 
 /// Attachments, one entry per constraint in each field.
 #[derive(Clone, Debug, Default)]
@@ -111,6 +166,39 @@ mod tests {
             ((t.y - x.y) - expected).abs() < 0.01 * expected,
             "sag {} vs {expected}",
             t.y - x.y
+        );
+    }
+
+    #[test]
+    fn a_pin_follows_a_turning_and_moving_collider_point() {
+        use crate::collision::{Motion, Shape};
+        let mut collider = Collider::new(Shape::Sphere {
+            center: Vec3::new(1.0, 0.0, 0.0),
+            radius: 0.5,
+        });
+        collider.motion = Motion {
+            velocity: Vec3::new(0.0, 2.0, 0.0),
+            spin: Vec3::new(0.0, 0.0, 3.0),
+        };
+        let mut pins = ColliderPinSet::default();
+        let mut ps = ParticleSet::default();
+        let x0 = Vec3::new(1.5, 0.0, 0.0);
+        ps.push(x0, 0.0, 0.01, 0);
+        pins.push(0, x0, 0, &collider);
+        let (h, steps) = (0.001, 500);
+        for _ in 0..steps {
+            let turn = collider.advance(h);
+            pins.turn(0, turn);
+        }
+        pins.place(&mut ps, std::slice::from_ref(&collider));
+        // After t = 0.5 s: the center moved up by 1 m and the point turned by 1.5 rad about z.
+        let t = h * steps as Real;
+        let (angle, r) = (3.0 * t, 0.5);
+        let expected = Vec3::new(1.0 + r * angle.cos(), 2.0 * t + r * angle.sin(), 0.0);
+        assert!(
+            (ps.p[0] - expected).norm() < 1e-4,
+            "{} vs {expected}",
+            ps.p[0]
         );
     }
 

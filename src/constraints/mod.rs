@@ -9,9 +9,10 @@ pub mod family;
 pub mod particle_contact;
 pub mod stiffness;
 pub mod surface_contact;
+pub mod tether;
 pub mod volume;
 
-pub use attachment::AttachmentSet;
+pub use attachment::{AttachmentSet, ColliderPinSet};
 pub use bending::DihedralSet;
 pub use contact::{ContactMaterial, ContactSet};
 pub use distance::DistanceSet;
@@ -19,6 +20,7 @@ pub use family::Family;
 pub use particle_contact::ParticleContactSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 pub use surface_contact::SurfaceContactSet;
+pub use tether::TetherSet;
 pub use volume::{PressureSet, TetVolumeSet};
 
 use crate::solver::JacobiScratch;
@@ -40,6 +42,8 @@ pub struct ConstraintSets {
     pub pressure: PressureSet,
     /// Particles held to fixed points.
     pub attachment: AttachmentSet,
+    /// Long-range attachments of free particles to their nearest pins.
+    pub tether: TetherSet,
     /// Particle-collider contacts of the current substep.
     pub contact: ContactSet,
     /// The Jacobi solver's buffers and per-family state (the families numbered 0 to 3 in the

@@ -5,8 +5,8 @@
 use super::SceneError;
 use super::keys::{Ctx, KeyPath};
 use super::raw::{
-    RawCloth, RawCollider, RawPin, RawRope, RawScene, RawShape, RawSoftBody, RawSolver,
-    RawStiffness,
+    RawCloth, RawCollider, RawPin, RawPins, RawRope, RawScene, RawShape, RawSoftBody, RawSolver,
+    RawStiffness, RawWind,
 };
 use crate::bodies::cloth::{self, BendKind, ClothDesc, Orientation};
 use crate::bodies::rope::RopeDesc;
@@ -17,12 +17,28 @@ use crate::constraints::contact::DEFAULT_FRICTION;
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::shape_matching::ClusterMaterial;
-use crate::world::World;
+use crate::wind::Gust;
+use crate::world::{ColliderHandle, World};
 
-/// Checks every value of `raw` and builds the world: ropes, cloths, soft bodies, colliders.
+/// Checks every value of `raw` and builds the world: colliders (which cloth pins may name), then
+/// ropes, cloths and soft bodies.
 pub(super) fn build(raw: &RawScene, ctx: &Ctx) -> Result<World, SceneError> {
     let mut world =
         World::new(solver(&raw.solver, ctx)?).map_err(|e| ctx.at(&KeyPath::table("solver"), e))?;
+    let mut named: Vec<(&str, ColliderHandle)> = Vec::new();
+    for (n, c) in raw.collider.iter().enumerate() {
+        let key = KeyPath::item("collider", n);
+        let desc = collider(c, &key, ctx)?;
+        let handle = world.add_collider(desc).map_err(|e| ctx.at(&key, e))?;
+        if let Some(name) = &c.name {
+            ctx.check(
+                named.iter().all(|(m, _)| m != name),
+                &key.key("name"),
+                || format!("= \"{name}\": another collider already has this name"),
+            )?;
+            named.push((name, handle));
+        }
+    }
     for (n, r) in raw.rope.iter().enumerate() {
         let key = KeyPath::item("rope", n);
         let desc = rope(r, &key, ctx)?;
@@ -30,18 +46,13 @@ pub(super) fn build(raw: &RawScene, ctx: &Ctx) -> Result<World, SceneError> {
     }
     for (n, c) in raw.cloth.iter().enumerate() {
         let key = KeyPath::item("cloth", n);
-        let desc = cloth(c, &key, ctx)?;
+        let desc = cloth(c, &key, &named, ctx)?;
         world.add_cloth(&desc).map_err(|e| ctx.at(&key, e))?;
     }
     for (n, s) in raw.soft_body.iter().enumerate() {
         let key = KeyPath::item("soft_body", n);
         let desc = soft_body(s, &key, ctx)?;
         world.add_soft_body(&desc).map_err(|e| ctx.at(&key, e))?;
-    }
-    for (n, c) in raw.collider.iter().enumerate() {
-        let key = KeyPath::item("collider", n);
-        let desc = collider(c, &key, ctx)?;
-        world.add_collider(desc).map_err(|e| ctx.at(&key, e))?;
     }
     Ok(world)
 }
@@ -65,7 +76,19 @@ fn solver(raw: &RawSolver, ctx: &Ctx) -> Result<SolverParams, SceneError> {
         method,
         gravity: raw.gravity.into(),
         damping: raw.damping,
-        wind: raw.wind.into(),
+        wind: match &raw.wind {
+            RawWind::Steady(w) => (*w).into(),
+            RawWind::Gusty(g) => g.mean.into(),
+        },
+        gust: match &raw.wind {
+            RawWind::Steady(_) => None,
+            RawWind::Gusty(g) => Some(Gust {
+                amplitude: g.amplitude,
+                period: g.period,
+                wavelength: g.wavelength,
+                seed: g.seed,
+            }),
+        },
         max_displacement: raw.max_displacement,
         max_strain: raw.max_strain,
     })
@@ -97,6 +120,7 @@ fn rope(r: &RawRope, key: &KeyPath, ctx: &Ctx) -> Result<RopeDesc, SceneError> {
         thickness: r.thickness,
         damping: r.damping,
         shape: shape_cluster(&r.shape),
+        long_range: r.long_range,
         ..RopeDesc::new(
             r.start.into(),
             r.end.into(),
@@ -106,7 +130,63 @@ fn rope(r: &RawRope, key: &KeyPath, ctx: &Ctx) -> Result<RopeDesc, SceneError> {
     })
 }
 
-fn cloth(c: &RawCloth, key: &KeyPath, ctx: &Ctx) -> Result<ClothDesc, SceneError> {
+/// A cloth's pins as its `pin` key gives them: the list, its key, the edges of a carried `pin`
+/// table with their key, and the collider that carries them.
+struct Pins<'r, 'k> {
+    at: &'r [RawPin],
+    at_key: KeyPath<'k>,
+    edges: Vec<(&'r [String], KeyPath<'k>)>,
+    collider: Option<&'r str>,
+}
+
+fn pins<'r, 'k>(c: &'r RawCloth, key: &KeyPath<'k>) -> Pins<'r, 'k> {
+    let pin_edges = (c.pin_edges.as_slice(), key.key("pin_edges"));
+    match &c.pin {
+        RawPins::List(at) => Pins {
+            at,
+            at_key: key.key("pin"),
+            edges: vec![pin_edges],
+            collider: None,
+        },
+        RawPins::Carried(t) => Pins {
+            at: &t.at,
+            at_key: key.key("pin").key("at"),
+            edges: vec![(t.edges.as_slice(), key.key("pin").key("edges")), pin_edges],
+            collider: Some(&t.collider),
+        },
+    }
+}
+
+fn cloth(
+    c: &RawCloth,
+    key: &KeyPath,
+    colliders: &[(&str, ColliderHandle)],
+    ctx: &Ctx,
+) -> Result<ClothDesc, SceneError> {
+    let pins = pins(c, key);
+    let pin_collider = pins
+        .collider
+        .map(|name| {
+            colliders
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|&(_, h)| h)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = colliders.iter().map(|(n, _)| *n).collect();
+                    ctx.invalid(
+                        &key.key("pin").key("collider"),
+                        format!(
+                            "= \"{name}\": no collider has this name (named colliders: {})",
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
+                        ),
+                    )
+                })
+        })
+        .transpose()?;
     let grid_only = |present: bool, k: &'static str| {
         ctx.check(!present, &key.key(k), || {
             "applies only to a grid cloth (`resolution`), not to a mesh cloth".into()
@@ -156,14 +236,18 @@ fn cloth(c: &RawCloth, key: &KeyPath, ctx: &Ctx) -> Result<ClothDesc, SceneError
             if let Some(r) = rotation {
                 cloth::place(&mut desc.positions, r, center);
             }
-            desc.pin = grid_pins(c, key, nx, nz, ctx)?;
+            desc.pin = grid_pins(&pins, nx, nz, ctx)?;
             desc.shear = ctx.stiffness_or_rigid(&c.shear, &key.key("shear"))?;
             desc
         }
         (None, Some(file)) => {
             grid_only(c.size.is_some(), "size")?;
             grid_only(c.orientation.is_some(), "orientation")?;
-            grid_only(!c.pin_edges.is_empty(), "pin_edges")?;
+            for (edges, k) in &pins.edges {
+                ctx.check(edges.is_empty(), k, || {
+                    "applies only to a grid cloth (`resolution`), not to a mesh cloth".into()
+                })?;
+            }
             grid_only(c.shear.is_some(), "shear")?;
             let mesh = ctx.load_mesh(file, &key.key("mesh"), false)?;
             let scale =
@@ -173,12 +257,12 @@ fn cloth(c: &RawCloth, key: &KeyPath, ctx: &Ctx) -> Result<ClothDesc, SceneError
                 cloth::place(&mut x, rotation.unwrap_or_else(Quat::identity), center);
             }
             let mut pin = Vec::new();
-            for (n, p) in c.pin.iter().enumerate() {
+            for (n, p) in pins.at.iter().enumerate() {
                 match *p {
                     RawPin::Vertex(v) if v >= 0 => pin.push(v as usize),
                     RawPin::Vertex(v) => {
                         return Err(ctx.invalid(
-                            &key.key("pin").index(n),
+                            &pins.at_key.index(n),
                             format!(
                                 "= {v}: expected a vertex index in 0..{} (the mesh's vertices, 0-based)",
                                 x.len()
@@ -187,7 +271,7 @@ fn cloth(c: &RawCloth, key: &KeyPath, ctx: &Ctx) -> Result<ClothDesc, SceneError
                     }
                     RawPin::Grid(_) => {
                         return Err(ctx.invalid(
-                            &key.key("pin").index(n),
+                            &pins.at_key.index(n),
                             "is an [i, j] pair: a mesh cloth is pinned by vertex index (0-based)",
                         ));
                     }
@@ -212,26 +296,24 @@ fn cloth(c: &RawCloth, key: &KeyPath, ctx: &Ctx) -> Result<ClothDesc, SceneError
     desc.thickness = c.thickness;
     desc.damping = c.damping;
     desc.drag = c.drag;
+    desc.lift = c.lift;
     desc.self_collision = c.self_collision;
     desc.shape = shape_cluster(&c.shape);
+    desc.long_range = c.long_range;
+    desc.pin_collider = pin_collider;
     Ok(desc)
 }
 
-/// The particles pinned by `pin = [[i, j], ..]` and `pin_edges = ["i=0", ..]` on an `nx × nz` grid.
-fn grid_pins(
-    c: &RawCloth,
-    key: &KeyPath,
-    nx: u32,
-    nz: u32,
-    ctx: &Ctx,
-) -> Result<Vec<usize>, SceneError> {
+/// The particles pinned by `pin = [[i, j], ..]` and `pin_edges = ["i=0", ..]` (or a carried
+/// `pin` table's `at` and `edges`) on an `nx × nz` grid.
+fn grid_pins(pins: &Pins, nx: u32, nz: u32, ctx: &Ctx) -> Result<Vec<usize>, SceneError> {
     let resolve = |v: i64, n: u32| {
         let v = if v < 0 { v + i64::from(n) } else { v };
         (0..i64::from(n)).contains(&v).then_some(v as u32)
     };
     let mut pinned = Vec::new();
-    for (n, p) in c.pin.iter().enumerate() {
-        let pk = key.key("pin").index(n);
+    for (n, p) in pins.at.iter().enumerate() {
+        let pk = pins.at_key.index(n);
         match *p {
             RawPin::Grid([i, j]) => match (resolve(i, nx), resolve(j, nz)) {
                 (Some(i), Some(j)) => pinned.push(ClothDesc::grid_index(nx, i, j)),
@@ -240,7 +322,11 @@ fn grid_pins(
             RawPin::Vertex(_) => return Err(ctx.invalid(&pk, "is a single index: a grid cloth is pinned by [i, j] pairs")),
         }
     }
-    for (n, edge) in c.pin_edges.iter().enumerate() {
+    let edges = pins
+        .edges
+        .iter()
+        .flat_map(|(list, k)| list.iter().enumerate().map(move |(n, e)| (e, k.index(n))));
+    for (edge, edge_key) in edges {
         let at = |i: u32, j: u32| ClothDesc::grid_index(nx, i, j);
         let cells: Vec<usize> = match edge.as_str() {
             "i=0" => (0..nz).map(|j| at(0, j)).collect(),
@@ -249,7 +335,7 @@ fn grid_pins(
             "j=-1" => (0..nx).map(|i| at(i, nz - 1)).collect(),
             other => {
                 return Err(ctx.invalid(
-                    &key.key("pin_edges").index(n),
+                    &edge_key,
                     format!("= \"{other}\": expected \"i=0\", \"i=-1\", \"j=0\" or \"j=-1\""),
                 ));
             }

@@ -29,7 +29,7 @@ pub(super) struct RawSolver {
     pub(super) method: String,
     pub(super) gravity: [Real; 3],
     pub(super) damping: Real,
-    pub(super) wind: [Real; 3],
+    pub(super) wind: RawWind,
     pub(super) max_displacement: Real,
     pub(super) max_strain: Real,
 }
@@ -44,11 +44,31 @@ impl Default for RawSolver {
             method: p.method.name().to_string(),
             gravity: p.gravity.into(),
             damping: p.damping,
-            wind: p.wind.into(),
+            wind: RawWind::Steady(p.wind.into()),
             max_displacement: p.max_displacement,
             max_strain: p.max_strain,
         }
     }
+}
+
+/// `[solver] wind`: a velocity, or `{ mean, amplitude, period, wavelength, seed }` (gusts).
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawWind {
+    Steady([Real; 3]),
+    Gusty(RawGust),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGust {
+    #[serde(default)]
+    pub(super) mean: [Real; 3],
+    pub(super) amplitude: Real,
+    pub(super) period: Real,
+    pub(super) wavelength: Real,
+    #[serde(default)]
+    pub(super) seed: u64,
 }
 
 /// A stiffness table: `{ model = "pbd" | "pbd_corrected", k = .. }` or
@@ -80,6 +100,8 @@ pub(super) struct RawRope {
     #[serde(default)]
     pub(super) damping: Real,
     pub(super) shape: Option<RawShape>,
+    #[serde(default)]
+    pub(super) long_range: bool,
 }
 
 /// A cloth pin: `[i, j]` on a grid cloth, a vertex index on a mesh cloth.
@@ -88,6 +110,31 @@ pub(super) struct RawRope {
 pub(super) enum RawPin {
     Grid([i64; 2]),
     Vertex(i64),
+}
+
+/// A cloth's `pin`: a list of pins, or `{ collider = "name", at = [..], edges = [..] }`, pins
+/// (`at` as the list, `edges` as `pin_edges`) carried by the named collider.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawPins {
+    List(Vec<RawPin>),
+    Carried(RawCarriedPins),
+}
+
+impl Default for RawPins {
+    fn default() -> Self {
+        RawPins::List(Vec::new())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCarriedPins {
+    pub(super) collider: String,
+    #[serde(default)]
+    pub(super) at: Vec<RawPin>,
+    #[serde(default)]
+    pub(super) edges: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -103,7 +150,7 @@ pub(super) struct RawCloth {
     pub(super) rotation: Option<[Real; 3]>,
     pub(super) mass: Real,
     #[serde(default)]
-    pub(super) pin: Vec<RawPin>,
+    pub(super) pin: RawPins,
     #[serde(default)]
     pub(super) pin_edges: Vec<String>,
     pub(super) stretch: Option<RawStiffness>,
@@ -116,8 +163,12 @@ pub(super) struct RawCloth {
     #[serde(default)]
     pub(super) drag: Real,
     #[serde(default)]
+    pub(super) lift: Real,
+    #[serde(default)]
     pub(super) self_collision: bool,
     pub(super) shape: Option<RawShape>,
+    #[serde(default)]
+    pub(super) long_range: bool,
 }
 
 #[derive(Deserialize)]
@@ -158,6 +209,7 @@ pub(super) struct RawShape {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawCollider {
+    pub(super) name: Option<String>,
     pub(super) shape: String,
     pub(super) point: Option<[Real; 3]>,
     pub(super) normal: Option<[Real; 3]>,

@@ -11,7 +11,7 @@ pub use contacts::{
     generate_contacts, generate_particle_contacts, generate_surface_contacts, sweep_colliders,
 };
 pub use damping::apply_damping;
-pub use forces::apply_external_forces;
+pub use forces::{Wind, apply_external_forces};
 pub use predict::predict_positions;
 pub use project::project_constraints;
 pub use velocities::update_velocities;

@@ -13,8 +13,10 @@ use crate::stats::{Stage, StageClock};
 /// bending and tet volumes (each visited as `method` says, forward on even iterations and
 /// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
 /// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
-/// see [`JacobiScratch`](crate::solver::JacobiScratch)), then serially enclosed volumes,
-/// attachments, particle-particle contacts, particle-surface contacts and collider contacts, contacts last so that they
+/// see [`JacobiScratch`](crate::solver::JacobiScratch)), then the tethers (one color, in
+/// parallel over `team` with every method, see [`TetherSet`](crate::constraints::TetherSet)),
+/// then serially enclosed volumes, attachments, particle-particle contacts, particle-surface
+/// contacts and collider contacts, contacts last so that they
 /// have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
@@ -84,6 +86,10 @@ pub fn project_constraints(
                 scratch.end_iteration(slots, &mut lambdas, team);
                 clock.lap(Stage::Pack);
             }
+        }
+        if !cs.tether.is_empty() {
+            cs.tether.project(&mut cs.slots, team);
+            clock.lap(Stage::Tether);
         }
         if serial {
             unpack(&cs.slots, ps, team);
