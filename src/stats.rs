@@ -57,7 +57,7 @@ impl FrameStats {
         let max_penetration = world
             .colliders
             .iter()
-            .flat_map(|c| ps.x.iter().map(|&x| -c.shape.distance(x).0))
+            .flat_map(|c| ps.x.iter().map(|&x| -c.shape.distance_within(x, 0.0).0))
             .fold(0.0, Real::max);
         let bodies = world
             .bodies

@@ -120,7 +120,8 @@ impl ParticlePairs {
     }
 
     /// Finds every pair that may collide within `margin · d + s_a + s_b` of each other at the
-    /// predicted positions, through the spatial hash.
+    /// predicted positions, through the spatial hash over the particles that can be in such a
+    /// pair ([`Self::pairable`]).
     fn search(&mut self, ps: &ParticleSet, margin: Real) {
         self.anchor.clear();
         self.anchor.extend_from_slice(&ps.p);
@@ -131,9 +132,10 @@ impl ParticlePairs {
         if reach <= 0.0 {
             return;
         }
-        self.hash.build(&ps.p, reach, |_| true);
+        let pairable = self.pairable(ps, reach);
+        self.hash.build(&ps.p, reach, |i| pairable[i]);
         let mut candidates = std::mem::take(&mut self.candidates);
-        for a in 0..ps.len() {
+        for a in (0..ps.len()).filter(|&a| pairable[a]) {
             let (pa, ra, body) = (ps.p[a], ps.radius[a], ps.body[a]);
             self.hash.for_each_near(&pa, reach, |b| {
                 let b = b as usize;
@@ -163,6 +165,30 @@ impl ParticlePairs {
             });
         }
         self.candidates = candidates;
+    }
+
+    /// Whether each particle can be in a pair within `reach` (m): its body collides with
+    /// itself, or it lies within `reach` of another body's bounding box. A pair of two bodies
+    /// within `reach` has each particle within `reach` of the other's body, so the particles
+    /// left out have no candidate, and the hash without them lists the others in the same order.
+    fn pairable(&self, ps: &ParticleSet, reach: Real) -> Vec<bool> {
+        let bodies = ps.body.iter().max().map_or(0, |&b| b as usize + 1);
+        let mut boxes = vec![(Vec3::repeat(Real::MAX), Vec3::repeat(Real::MIN)); bodies];
+        for (p, &b) in ps.p.iter().zip(&ps.body) {
+            let (lo, hi) = &mut boxes[b as usize];
+            *lo = lo.inf(p);
+            *hi = hi.sup(p);
+        }
+        (0..ps.len())
+            .map(|i| {
+                let (p, body) = (ps.p[i], ps.body[i]);
+                self.self_collides(body)
+                    || boxes.iter().enumerate().any(|(b, (lo, hi))| {
+                        b != body as usize
+                            && (0..3).all(|k| p[k] >= lo[k] - reach && p[k] <= hi[k] + reach)
+                    })
+            })
+            .collect()
     }
 }
 
@@ -260,6 +286,24 @@ mod tests {
             reused > 10 && searched > 2,
             "reused {reused}, searched {searched}"
         );
+    }
+
+    #[test]
+    fn only_particles_near_another_body_or_in_a_self_colliding_one_are_searched() {
+        // The row of body 0, and body 1's particle 10 cm above its middle: far from the row.
+        let mut ps = row();
+        ps.p[5] = Vec3::new(0.02, 0.1, 0.0);
+        let mut found = ParticlePairs::default();
+        let reach = 0.018;
+        assert_eq!(found.pairable(&ps, reach), vec![false; 6]);
+        // Within reach of the row's box (x in 0..4 cm, y = z = 0), 1 cm past its end: the
+        // particle, and of the row only the last particle, within reach of it.
+        ps.p[5] = Vec3::new(0.05, 0.005, 0.0);
+        let near = found.pairable(&ps, reach);
+        assert_eq!(near, vec![false, false, false, false, true, true]);
+        assert_eq!(pairs(&mut found, &ps), vec![(4, 5)]);
+        found.set_self_collision(0, true);
+        assert_eq!(found.pairable(&ps, reach), vec![true; 6]);
     }
 
     #[test]
