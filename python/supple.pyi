@@ -222,6 +222,7 @@ class World:
         self,
         shape: Literal["plane", "sphere", "box", "capsule", "mesh"],
         *,
+        name: Optional[str] = None,
         point: Optional[Vec3] = None,
         normal: Optional[Vec3] = None,
         center: Optional[Vec3] = None,
@@ -284,6 +285,11 @@ class World:
         """The handle of the body called `name` (ValueError if there is none)."""
     def bodies(self) -> list[BodyHandle]:
         """Handles of every body, in the order they were added."""
+    def collider(self, name: str) -> ColliderHandle:
+        """The handle of the collider called `name`, a scene's `name` key or `add_collider`'s
+        (ValueError if there is none)."""
+    def colliders(self) -> list[ColliderHandle]:
+        """Handles of every collider, in the order they were added (a scene file's order)."""
     def stats(self) -> FrameStats:
         """Statistics now, with the fields of a frame of the JSON report; `step_ms` is the
         engine's wall time per frame in the last `step` call, `stage_ms` the wall time of each

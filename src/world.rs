@@ -266,6 +266,18 @@ impl World {
         Some(BodyHandle(i as u32))
     }
 
+    /// The handle of the first collider called `name` (see [`Collider::name`]).
+    pub fn collider_named(&self, name: &str) -> Option<ColliderHandle> {
+        let i = self.colliders.iter().position(|c| c.name == name)?;
+        Some(ColliderHandle(i as u32))
+    }
+
+    /// The handles of every collider, in the order they were added (a scene file's
+    /// `[[collider]]` tables in the file's order).
+    pub fn collider_handles(&self) -> impl Iterator<Item = ColliderHandle> + use<> {
+        (0..self.colliders.len() as u32).map(ColliderHandle)
+    }
+
     /// The collider of `handle`, at its current pose.
     pub fn collider(&self, handle: ColliderHandle) -> &Collider {
         &self.colliders[handle.index()]

@@ -224,3 +224,33 @@ fn a_collider_moved_from_code_arrives_in_one_frame_then_stops() {
     assert_eq!(world.collider(ball).shape.center(), center, "it stopped");
     assert!(world.collider(ball).motion == Default::default());
 }
+
+#[test]
+fn colliders_of_a_scene_file_are_found_by_name_and_in_order() {
+    let text = r#"
+[[collider]]
+shape = "plane"
+
+[[collider]]
+name = "ball"
+shape = "sphere"
+center = [0.0, 0.5, 0.0]
+radius = 0.2
+"#;
+    let mut world = parse_scene(text, Path::new("two.toml")).unwrap();
+    let handles: Vec<_> = world.collider_handles().collect();
+    assert_eq!(handles.len(), 2);
+    let ball = world.collider_named("ball").unwrap();
+    assert_eq!(ball, handles[1]);
+    assert!(world.collider_named("plane").is_none());
+    assert_eq!(world.collider(handles[0]).name, "");
+    // The handle drives the file's collider like one added in code.
+    world
+        .move_collider(ball, Vec3::new(0.3, 0.0, 0.0), Quat::identity())
+        .unwrap();
+    world.step().unwrap();
+    let Shape::Sphere { center, .. } = &world.collider(ball).shape else {
+        panic!("the ball is a sphere")
+    };
+    assert!((center - Vec3::new(0.3, 0.5, 0.0)).norm() < 1e-5);
+}

@@ -633,13 +633,14 @@ impl World {
     }
 
     /// Adds a collider of `shape` ("plane", "sphere", "box", "capsule" or "mesh") with the keys
-    /// of a scene's `[[collider]]` table that apply to it; `velocity` and `spin` give it a
-    /// scripted motion (m/s, rad/s).
-    #[pyo3(signature = (shape, *, point=None, normal=None, center=None, radius=None, half_extents=None, rotation=None, a=None, b=None, mesh=None, position=None, scale=None, friction=None, static_friction=None, kinetic_friction=None, restitution=0.0, stiffness=None, velocity=None, spin=None))]
+    /// of a scene's `[[collider]]` table that apply to it (`name` to find it with `collider`);
+    /// `velocity` and `spin` give it a scripted motion (m/s, rad/s).
+    #[pyo3(signature = (shape, *, name=None, point=None, normal=None, center=None, radius=None, half_extents=None, rotation=None, a=None, b=None, mesh=None, position=None, scale=None, friction=None, static_friction=None, kinetic_friction=None, restitution=0.0, stiffness=None, velocity=None, spin=None))]
     fn add_collider(
         &self,
         py: Python<'_>,
         shape: &str,
+        name: Option<String>,
         point: Option<V3>,
         normal: Option<V3>,
         center: Option<V3>,
@@ -718,6 +719,7 @@ impl World {
         let friction = friction.unwrap_or(DEFAULT_FRICTION);
         engine::validate::non_negative(friction, "friction").map_err(|e| build_error(e, &[]))?;
         let collider = Collider {
+            name: name.unwrap_or_default(),
             shape,
             material: ContactMaterial {
                 static_friction: static_friction.unwrap_or(friction),
@@ -889,6 +891,33 @@ impl World {
     fn body(&self, py: Python<'_>, name: String) -> PyResult<BodyHandle> {
         let body = BodyRef::Name(name);
         self.with(py, |s| Ok(self.handle(&s.world, body.resolve(&s.world)?)))
+    }
+
+    /// The handle of the collider called `name` (a scene's `name` key, or `add_collider`'s).
+    fn collider(&self, py: Python<'_>, name: String) -> PyResult<ColliderHandle> {
+        self.with(py, |s| {
+            let handle = s
+                .world
+                .collider_named(&name)
+                .ok_or_else(|| value_error(format!("no collider is called '{name}'")))?;
+            Ok(ColliderHandle {
+                world: self.id,
+                handle,
+            })
+        })
+    }
+
+    /// Handles of every collider, in the order they were added (a scene file's order).
+    fn colliders(&self, py: Python<'_>) -> PyResult<Vec<ColliderHandle>> {
+        self.with(py, |s| {
+            Ok(s.world
+                .collider_handles()
+                .map(|handle| ColliderHandle {
+                    world: self.id,
+                    handle,
+                })
+                .collect())
+        })
     }
 
     /// Handles of every body, in the order they were added.

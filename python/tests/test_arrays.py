@@ -194,3 +194,21 @@ def test_stats_have_the_reports_fields(tmp_path):
     world.export_obj(tmp_path / "out")
     obj = (tmp_path / "out" / "sheet_00003.obj").read_text()
     assert obj.count("\nv ") + obj.startswith("v ") == 16
+
+
+def test_colliders_of_a_scene_file_have_handles_by_name(tmp_path):
+    scene = tmp_path / "ball.toml"
+    scene.write_text(
+        '[[collider]]\nshape = "plane"\n\n'
+        '[[collider]]\nname = "ball"\nshape = "sphere"\ncenter = [0.0, 0.5, 0.0]\nradius = 0.2\n'
+    )
+    world = supple.World.load(str(scene))
+    plane, ball = world.colliders()
+    assert world.collider("ball") == ball and ball.index == 1 and plane.index == 0
+    world.move_collider(ball, (0.3, 0.0, 0.0))
+    world.step()
+    assert np.allclose(world.collider_center(ball), (0.3, 0.5, 0.0), atol=1e-5)
+    with pytest.raises(ValueError, match="no collider is called 'hoop'"):
+        world.collider("hoop")
+    added = world.add_collider("sphere", name="hoop", center=(0, 2, 0), radius=0.1)
+    assert world.collider("hoop") == added

@@ -67,6 +67,9 @@ pub struct Motion {
 /// A collider with its contact material and motion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Collider {
+    /// Its name, as a scene's `name` key gives it (default empty: unnamed), for
+    /// [`World::collider_named`](crate::World::collider_named).
+    pub name: String,
     /// Geometry.
     pub shape: Shape,
     /// Friction and restitution of its contacts (default: friction 0.3, no bounce).
@@ -82,6 +85,7 @@ impl Collider {
     /// bounce) and rigid contacts.
     pub fn new(shape: Shape) -> Self {
         Collider {
+            name: String::new(),
             shape,
             material: ContactMaterial::default(),
             stiffness: Stiffness::default(),
@@ -349,21 +353,20 @@ mod tests {
     #[test]
     fn spinning_box_turns_about_its_center_and_its_surface_moves_with_it() {
         let mut c = Collider {
-            shape: Shape::Box {
-                center: Vec3::new(1.0, 0.0, 0.0),
-                half_extents: Vec3::new(1.0, 0.5, 0.25),
-                rotation: Quat::identity(),
-            },
             material: ContactMaterial {
                 static_friction: 0.5,
                 kinetic_friction: 0.5,
                 restitution: 0.0,
             },
-            stiffness: Stiffness::default(),
             motion: Motion {
                 velocity: Vec3::new(0.0, 0.0, 2.0),
                 spin: Vec3::new(0.0, 0.0, std::f32::consts::PI),
             },
+            ..Collider::new(Shape::Box {
+                center: Vec3::new(1.0, 0.0, 0.0),
+                half_extents: Vec3::new(1.0, 0.5, 0.25),
+                rotation: Quat::identity(),
+            })
         };
         c.advance(0.5);
         // Half a second: a quarter turn about z, and 1 m along z.

@@ -512,6 +512,7 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         spin: m.spin.unwrap_or_default().into(),
     });
     Ok(Collider {
+        name: c.name.clone().unwrap_or_default(),
         shape,
         material: ContactMaterial {
             static_friction: c.static_friction.unwrap_or(friction),
