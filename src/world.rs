@@ -417,7 +417,7 @@ impl World {
         let surfaces = &mut self.body_surfaces;
         generate_surface_contacts(ps, &self.bodies, surfaces, &mut cs.surface_contact);
         self.clusters.match_shapes(ps, h);
-        project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
+        project_constraints(p.method, cs, ps, p.iterations, team);
         let (contacts, pairs, surfaces) = (&cs.contact, &cs.particle_contact, &cs.surface_contact);
         update_velocities(
             ps,

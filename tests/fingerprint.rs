@@ -51,7 +51,7 @@ fn shipped_scenes_after_60_frames() {
     let expected: [(&str, u64); 5] = [
         ("flag", 0x5a4d_515e_03de_a5c7),
         ("folds", 0xe0ae_f75d_bcbb_5b20),
-        ("cloth_on_mesh", 0x3d96_9d56_d021_35a6),
+        ("cloth_on_mesh", 0x396a_b3ef_088c_b3a9),
         ("soft-models", 0x877b_5fa8_07b4_2c62),
         ("soft-hammock", 0x5bea_d4cc_aba2_e366),
     ];

@@ -1,6 +1,5 @@
 //! Stage 5: constraint projection.
 
-use crate::collision::Collider;
 use crate::constraints::ConstraintSets;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
@@ -23,7 +22,6 @@ pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
     ps: &mut ParticleSet,
-    colliders: &[Collider],
     iterations: u32,
     team: &Team,
 ) {
@@ -74,8 +72,7 @@ pub fn project_constraints(
             cs.particle_contact.project_serial(ps);
             let k = cs.particle_contact.materials.coeffs[0];
             cs.surface_contact.project_serial(ps, &k);
-            cs.contact
-                .project_serial(ps, |j, p| colliders[j].shape.distance(p));
+            cs.contact.project_serial(ps);
             pack(ps, &mut cs.slots, team);
         }
     }
