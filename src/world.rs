@@ -477,8 +477,7 @@ impl World {
         clock.lap(Stage::CollisionDetection);
         self.clusters.match_shapes(ps, h);
         clock.lap(Stage::ShapeMatching);
-        let (method, colliders) = (p.method, &self.colliders);
-        project_constraints(method, cs, ps, colliders, p.iterations, team, clock);
+        project_constraints(p.method, cs, ps, p.iterations, team, clock);
         let (contacts, pairs, surfaces) = (&cs.contact, &cs.particle_contact, &cs.surface_contact);
         update_velocities(
             ps,

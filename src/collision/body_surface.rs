@@ -50,6 +50,9 @@ pub struct BodySurface {
     /// Corner positions at the start of the substep and predicted, m.
     at_x: Vec<Vec3>,
     at_p: Vec<Vec3>,
+    /// The box around each corner's two positions.
+    corner_lo: Vec<Vec3>,
+    corner_hi: Vec<Vec3>,
 }
 
 /// Where a particle touches a surface: the surface point `Σ weights[j] x[ids[j]]` and the unit
@@ -92,28 +95,32 @@ impl BodySurface {
             two_sided: body.kind == BodyKind::Cloth,
             ..Default::default()
         };
-        surface.at_x = surface.skin(x);
+        skin(&surface.corners, x, &mut surface.at_x);
         if !surface.two_sided && enclosed_volume(&surface.at_x, &surface.triangles) < 0.0 {
             surface.triangles.iter_mut().for_each(|t| t.swap(1, 2));
         }
         surface.at_p = surface.at_x.clone();
+        surface.corner_boxes();
         surface.build_hierarchy();
         Some(surface)
     }
 
-    /// The corner positions for the world positions `x`, m.
-    fn skin(&self, x: &[Vec3]) -> Vec<Vec3> {
-        self.corners
-            .iter()
-            .map(|(ids, w)| (0..4).map(|k| x[ids[k] as usize] * w[k]).sum())
-            .collect()
+    /// The boxes around each corner's start and predicted positions.
+    fn corner_boxes(&mut self) {
+        self.corner_lo.clear();
+        self.corner_hi.clear();
+        for (x, p) in self.at_x.iter().zip(&self.at_p) {
+            self.corner_lo.push(x.inf(p));
+            self.corner_hi.push(x.sup(p));
+        }
     }
 
     /// Skins the corners at the particles' start and predicted positions and refits the
     /// hierarchy around both.
     pub fn update(&mut self, ps: &ParticleSet) {
-        self.at_x = self.skin(&ps.x);
-        self.at_p = self.skin(&ps.p);
+        skin(&self.corners, &ps.x, &mut self.at_x);
+        skin(&self.corners, &ps.p, &mut self.at_p);
+        self.corner_boxes();
         for n in (0..self.nodes.len()).rev() {
             let node = &self.nodes[n];
             let (first, count) = (node.first as usize, node.count as usize);
@@ -130,13 +137,14 @@ impl BodySurface {
 
     /// The box around triangles `tris` at both the start and predicted positions.
     fn bounds(&self, tris: &[u32]) -> (Vec3, Vec3) {
-        tris.iter()
-            .flat_map(|&t| self.triangles[t as usize])
-            .flat_map(|c| [self.at_x[c as usize], self.at_p[c as usize]])
-            .fold(
-                (Vec3::repeat(Real::MAX), Vec3::repeat(Real::MIN)),
-                |(lo, hi), v| (lo.inf(&v), hi.sup(&v)),
-            )
+        let (mut lo, mut hi) = (Vec3::repeat(Real::MAX), Vec3::repeat(Real::MIN));
+        for &t in tris {
+            for c in self.triangles[t as usize] {
+                lo = lo.inf(&self.corner_lo[c as usize]);
+                hi = hi.sup(&self.corner_hi[c as usize]);
+            }
+        }
+        (lo, hi)
     }
 
     /// Builds the hierarchy top-down over the corner positions `at_x`, splitting each node at
@@ -200,18 +208,20 @@ impl BodySurface {
 
     /// Calls `f(t)` for every triangle whose box overlaps `[lo, hi]`.
     fn for_each_overlap(&self, lo: Vec3, hi: Vec3, mut f: impl FnMut(usize)) {
-        let mut stack = Vec::with_capacity(64);
-        if !self.nodes.is_empty() {
-            stack.push(0usize);
-        }
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n];
+        // The tree is balanced, so its depth stays far below the stack's size.
+        let mut stack = [0u32; 64];
+        let mut top = usize::from(!self.nodes.is_empty());
+        while top > 0 {
+            top -= 1;
+            let node = &self.nodes[stack[top] as usize];
             if (0..3).any(|a| node.lo[a] > hi[a] || node.hi[a] < lo[a]) {
                 continue;
             }
             let first = node.first as usize;
             if node.count == 0 {
-                stack.extend([first + 1, first]);
+                stack[top] = node.first + 1;
+                stack[top + 1] = node.first;
+                top += 2;
             } else {
                 for &t in &self.order[first..first + node.count as usize] {
                     f(t as usize);
@@ -266,22 +276,31 @@ impl BodySurface {
     /// index, the closest point's barycentric coordinates and its distance.
     fn closest(&self, p: Vec3, reach: Real) -> Option<(usize, [Real; 3], Real)> {
         let mut best: Option<(Real, usize, Vec3)> = None;
-        let mut stack = Vec::with_capacity(64);
-        if !self.nodes.is_empty() {
-            stack.push(0usize);
-        }
-        while let Some(n) = stack.pop() {
+        let bound = |n: usize| {
             let node = &self.nodes[n];
-            let bound = (node.lo - p)
+            (node.lo - p)
                 .sup(&(p - node.hi))
                 .sup(&Vec3::zeros())
-                .norm_squared();
-            if bound >= best.map_or(reach * reach, |(d2, ..)| d2) {
+                .norm_squared()
+        };
+        // Nodes still to visit with the squared distance from `p` to their box, the nearer
+        // child on top.
+        let mut stack = [(0u32, 0.0); 64];
+        let mut top = usize::from(!self.nodes.is_empty());
+        while top > 0 {
+            top -= 1;
+            let (n, d2) = stack[top];
+            if d2 >= best.map_or(reach * reach, |(d2, ..)| d2) {
                 continue;
             }
+            let node = &self.nodes[n as usize];
             let first = node.first as usize;
             if node.count == 0 {
-                stack.extend([first + 1, first]);
+                let (a, b) = ((first, bound(first)), (first + 1, bound(first + 1)));
+                let (near, far) = if a.1 <= b.1 { (a, b) } else { (b, a) };
+                stack[top] = (far.0 as u32, far.1);
+                stack[top + 1] = (near.0 as u32, near.1);
+                top += 2;
                 continue;
             }
             for &t in &self.order[first..first + node.count as usize] {
@@ -357,6 +376,17 @@ impl BodySurface {
         let [a, b, c] = self.corners_at(t, &self.at_p);
         a * bary[0] + b * bary[1] + c * bary[2]
     }
+}
+
+/// Fills `out` with the corners skinned from the world positions `x`, m.
+fn skin(corners: &[([u32; 4], [Real; 4])], x: &[Vec3], out: &mut Vec<Vec3>) {
+    out.clear();
+    out.extend(corners.iter().map(|(ids, w)| {
+        x[ids[0] as usize] * w[0]
+            + x[ids[1] as usize] * w[1]
+            + x[ids[2] as usize] * w[2]
+            + x[ids[3] as usize] * w[3]
+    }));
 }
 
 /// Barycentric coordinates of the projection of `q` on the plane of triangle `abc`, or `None`

@@ -37,6 +37,9 @@ pub struct ContactSet {
     pub collider: Vec<u32>,
     /// Normal velocity of the particle when the contact was generated, m/s (for restitution).
     pub normal_velocity: Vec<Real>,
+    /// The collider's tangent plane where the contact was generated, `(n, o)`: the outward unit
+    /// normal and the offset, so that `φ(p) ≈ n·p − o` near the contact (m).
+    pub plane: Vec<(Vec3, Real)>,
     /// Lagrange multiplier accumulated in the current substep (≥ 0: contacts only push).
     pub lambda: Vec<Real>,
     /// Stiffness per collider.
@@ -70,27 +73,34 @@ impl ContactSet {
         self.particle.clear();
         self.collider.clear();
         self.normal_velocity.clear();
+        self.plane.clear();
         self.lambda.clear();
     }
 
-    /// Adds a contact of `particle` with `collider`.
-    pub fn push(&mut self, particle: u32, collider: u32, normal_velocity: Real) {
+    /// Adds a contact of `particle` with `collider`, whose tangent plane there is `plane`.
+    pub fn push(
+        &mut self,
+        particle: u32,
+        collider: u32,
+        normal_velocity: Real,
+        plane: (Vec3, Real),
+    ) {
         self.particle.push(particle);
         self.collider.push(collider);
         self.normal_velocity.push(normal_velocity);
+        self.plane.push(plane);
         self.lambda.push(0.0);
     }
 
-    /// Projects every contact in order, evaluating `distance(j, p)`, the signed distance and
-    /// outward normal of collider `j` at `p`, at the current positions.
-    pub fn project_serial(
-        &mut self,
-        ps: &mut ParticleSet,
-        distance: impl Fn(usize, Vec3) -> (Real, Vec3),
-    ) {
+    /// Projects every contact in order, with the signed distance `φ(p) = n·p − o` of its
+    /// tangent plane: the side of the collider where the contact was generated, which a
+    /// particle that other constraints pull deep into a thin collider is pushed back to (the
+    /// closest point would push it out of the far side).
+    pub fn project_serial(&mut self, ps: &mut ParticleSet) {
         for c in 0..self.particle.len() {
             let (i, j) = (self.particle[c] as usize, self.collider[c] as usize);
-            let (phi, n) = distance(j, ps.p[i]);
+            let (n, o) = self.plane[c];
+            let phi = n.dot(&ps.p[i]) - o;
             let (dp, dl) = solve_contact(
                 phi - ps.radius[i],
                 n,

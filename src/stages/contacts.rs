@@ -75,7 +75,7 @@ pub fn generate_contacts(ps: &ParticleSet, colliders: &[Collider], contacts: &mu
             let (d, n) = collider.shape.distance_within(ps.p[i], reach);
             if d < reach {
                 let v = ps.v[i] - collider.surface_velocity(ps.x[i]);
-                contacts.push(i as u32, j as u32, n.dot(&v));
+                contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&ps.p[i]) - d));
             }
         }
     }

@@ -1,6 +1,5 @@
 //! Stage 5: constraint projection.
 
-use crate::collision::Collider;
 use crate::constraints::ConstraintSets;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
@@ -27,7 +26,6 @@ pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
     ps: &mut ParticleSet,
-    colliders: &[Collider],
     iterations: u32,
     team: &Team,
     clock: &mut StageClock,
@@ -103,8 +101,7 @@ pub fn project_constraints(
             let k = cs.particle_contact.materials.coeffs[0];
             cs.surface_contact.project_serial(ps, &k);
             clock.lap_if(!cs.surface_contact.is_empty(), Stage::SurfaceContact);
-            cs.contact
-                .project_serial(ps, |j, p| colliders[j].shape.distance(p));
+            cs.contact.project_serial(ps);
             clock.lap_if(!cs.contact.is_empty(), Stage::Contact);
             pack(ps, &mut cs.slots, team);
             clock.lap(Stage::Pack);
