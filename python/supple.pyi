@@ -23,13 +23,22 @@ Indices = npt.ArrayLike
 """An (m, 3) array of integers."""
 StiffnessDict = TypedDict(
     "StiffnessDict",
-    {"model": str, "k": float, "compliance": float, "damping": float, "kind": str},
+    {
+        "model": str,
+        "k": float,
+        "compliance": float,
+        "stiffness": float,
+        "damping": float,
+        "kind": str,
+    },
     total=False,
 )
 Stiffness = Union["Pbd", "PbdCorrected", "Xpbd", StiffnessDict]
 """A stiffness: `{"model": "pbd", "k": 0.9}`, `{"model": "pbd_corrected", "k": 0.9}`,
-`{"model": "xpbd", "compliance": 1e-6, "damping": 0.0}` (compliance in m/N, 0 is rigid), or the
-classes of the same names. Cloth `bend` also takes `"kind"`: "dihedral" or "cross-distance"."""
+`{"model": "xpbd", "compliance": 1e-6, "damping": 0.0}` (compliance in m/N, 0 is rigid),
+`{"model": "elastic", "stiffness": 500.0}` (a physical modulus: EA in N for rope stretch, E*t in
+N/m for cloth stretch and shear, D in N*m for cloth dihedral bending), or the classes of the
+first three. Cloth `bend` also takes `"kind"`: "dihedral" or "cross-distance"."""
 ShapeMaterial = TypedDict(
     "ShapeMaterial",
     {"stiffness": float, "beta": float, "yield": float, "creep": float, "max": float},

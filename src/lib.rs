@@ -85,7 +85,7 @@ pub mod viewer;
 pub mod wind;
 pub mod world;
 
-pub use bodies::cloth::{BendKind, ClothDesc, Orientation};
+pub use bodies::cloth::{BendKind, ClothDesc, Diagonals, Orientation};
 pub use bodies::rope::RopeDesc;
 pub use bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel};
 pub use collision::{Collider, Motion, Shape};

@@ -105,8 +105,8 @@ pub fn name(name: &str, key: &str) -> Checked {
     })
 }
 
-/// A stiffness: PBD `k` in [0, 1]; XPBD compliance and damping ≥ 0. Keys are `k`,
-/// `compliance` and `damping`, inside `key`.
+/// A stiffness: PBD `k` in [0, 1]; XPBD compliance and damping ≥ 0; an elastic modulus > 0 and
+/// damping ≥ 0. Keys are `k`, `compliance`, `stiffness` and `damping`, inside `key`.
 pub fn stiffness(s: &Stiffness, key: &str) -> Checked {
     let ranges = || match *s {
         Stiffness::Pbd { k } | Stiffness::PbdCorrected { k } => in_unit(k, "k").map(drop),
@@ -117,20 +117,48 @@ pub fn stiffness(s: &Stiffness, key: &str) -> Checked {
             non_negative(compliance, "compliance")?;
             non_negative(damping, "damping").map(drop)
         }
+        Stiffness::Elastic { stiffness, damping } => {
+            positive(stiffness, "stiffness", "a modulus")?;
+            non_negative(damping, "damping").map(drop)
+        }
     };
     ranges().map_err(|e| e.within(key))
 }
 
-/// The stiffness a scene table (or a binding's dict) names: `model` (`pbd`, `pbd_corrected` or
-/// `xpbd`) with its keys, `k` for the PBD models (required), `compliance` and `damping` for XPBD
-/// (0 when left out), each in range. A key that the model does not take is an error at that key;
-/// a missing `k` is an error at the table itself (key `""`).
-pub fn stiffness_model(
-    model: &str,
-    k: Option<Real>,
-    compliance: Option<Real>,
-    damping: Option<Real>,
-) -> Checked<Stiffness> {
+/// A stiffness at `key` that may not be `elastic`, because the constraint it is given to has no
+/// elastic form (`what` says which, and what to use instead), in range otherwise.
+pub fn stiffness_not_elastic(s: &Stiffness, key: &str, what: &str) -> Checked {
+    check(!matches!(s, Stiffness::Elastic { .. }), key, || {
+        format!("has model \"elastic\", which {what}")
+    })?;
+    stiffness(s, key)
+}
+
+/// The numbers a stiffness table gives, by key (`None` for a key left out).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StiffnessKeys {
+    /// `k`, the PBD stiffness.
+    pub k: Option<Real>,
+    /// `compliance`, XPBD.
+    pub compliance: Option<Real>,
+    /// `stiffness`, the elastic modulus.
+    pub stiffness: Option<Real>,
+    /// `damping`, XPBD and elastic.
+    pub damping: Option<Real>,
+}
+
+/// The stiffness a scene table (or a binding's dict) names: `model` (`pbd`, `pbd_corrected`,
+/// `xpbd` or `elastic`) with its keys, `k` for the PBD models (required), `compliance` and
+/// `damping` for XPBD (0 when left out), `stiffness` (required) and `damping` (0 when left out)
+/// for elastic, each in range. A key that the model does not take is an error at that key; a
+/// missing `k` or `stiffness` is an error at the table itself (key `""`).
+pub fn stiffness_model(model: &str, keys: StiffnessKeys) -> Checked<Stiffness> {
+    let StiffnessKeys {
+        k,
+        compliance,
+        stiffness: modulus,
+        damping,
+    } = keys;
     let forbid = |present: bool, key: &str| {
         check(!present, key, || {
             format!("does not apply to model \"{model}\"")
@@ -140,6 +168,7 @@ pub fn stiffness_model(
         "pbd" | "pbd_corrected" => {
             forbid(compliance.is_some(), "compliance")?;
             forbid(damping.is_some(), "damping")?;
+            forbid(modulus.is_some(), "stiffness")?;
             let k = k.ok_or_else(|| {
                 BuildError::new(
                     "",
@@ -154,15 +183,32 @@ pub fn stiffness_model(
         }
         "xpbd" => {
             forbid(k.is_some(), "k")?;
+            forbid(modulus.is_some(), "stiffness")?;
             Stiffness::Xpbd {
                 compliance: compliance.unwrap_or(0.0),
+                damping: damping.unwrap_or(0.0),
+            }
+        }
+        "elastic" => {
+            forbid(k.is_some(), "k")?;
+            forbid(compliance.is_some(), "compliance")?;
+            let stiffness = modulus.ok_or_else(|| {
+                BuildError::new(
+                    "",
+                    "has model \"elastic\" but no `stiffness`: expected a modulus > 0 (EA in N for a rope, E·t in N/m for cloth stretch and shear, D in N·m for cloth bending)",
+                )
+            })?;
+            Stiffness::Elastic {
+                stiffness,
                 damping: damping.unwrap_or(0.0),
             }
         }
         other => {
             return Err(BuildError::new(
                 "model",
-                format!("= \"{other}\": expected \"pbd\", \"pbd_corrected\" or \"xpbd\""),
+                format!(
+                    "= \"{other}\": expected \"pbd\", \"pbd_corrected\", \"xpbd\" or \"elastic\""
+                ),
             ));
         }
     };
@@ -182,13 +228,53 @@ mod tests {
     use super::*;
 
     #[test]
+    fn elastic_tables_name_their_wrong_key() {
+        let keys = |stiffness, compliance| StiffnessKeys {
+            stiffness,
+            compliance,
+            ..StiffnessKeys::default()
+        };
+        assert_eq!(
+            stiffness_model("elastic", keys(Some(500.0), None)),
+            Ok(Stiffness::Elastic {
+                stiffness: 500.0,
+                damping: 0.0
+            })
+        );
+        let missing = stiffness_model("elastic", keys(None, None)).unwrap_err();
+        assert_eq!(missing.key, "");
+        assert!(missing.message.contains("no `stiffness`"));
+        let wrong = stiffness_model("elastic", keys(Some(1.0), Some(1e-3))).unwrap_err();
+        assert_eq!(wrong.key, "compliance");
+        let negative = stiffness_model("elastic", keys(Some(-1.0), None)).unwrap_err();
+        assert_eq!(negative.key, "stiffness");
+        assert_eq!(
+            stiffness_model("xpbd", keys(Some(1.0), None))
+                .unwrap_err()
+                .key,
+            "stiffness"
+        );
+        let rope_bend = Stiffness::Elastic {
+            stiffness: 1.0,
+            damping: 0.0,
+        };
+        let e =
+            stiffness_not_elastic(&rope_bend, "bend", "rope bending does not take").unwrap_err();
+        assert_eq!(e.key, "bend");
+    }
+
+    #[test]
     fn keys_nest_under_their_parents() {
         let e = BuildError::new("k", "= 2: expected a value in [0, 1]");
         assert_eq!(e.clone().within("stretch").key, "stretch.k");
         assert_eq!(BuildError::new("[3]", "x").within("pins").key, "pins[3]");
         assert_eq!(BuildError::new("k", "x").within("").key, "k");
         assert_eq!(BuildError::new("", "x").within("bend").key, "bend");
-        let range = stiffness_model("pbd", Some(2.0), None, None).unwrap_err();
+        let keys = StiffnessKeys {
+            k: Some(2.0),
+            ..StiffnessKeys::default()
+        };
+        let range = stiffness_model("pbd", keys).unwrap_err();
         assert_eq!(range.within("stretch").key, "stretch.k");
         assert_eq!(
             e.within("stretch").to_string(),
@@ -217,6 +303,14 @@ mod tests {
             "shear.damping"
         );
         assert!(stiffness(&Stiffness::default(), "stretch").is_ok());
+        let bad_modulus = Stiffness::Elastic {
+            stiffness: 0.0,
+            damping: 0.0,
+        };
+        assert_eq!(
+            stiffness(&bad_modulus, "bend").unwrap_err().key,
+            "bend.stiffness"
+        );
         assert!(positive(Real::NAN, "mass", "a mass in kg").is_err());
         assert!(name(".hidden", "name").is_err() && name("cloth-1_a.b", "name").is_ok());
     }

@@ -125,6 +125,27 @@ fn out_of_range_values_name_line_key_and_expectation() {
             &["scene.toml:11:", "`cloth[0].stretch.model`", "\"xpbd\""],
         ),
         (
+            r#"model = "xpbd", compliance = 0.0"#,
+            r#"model = "elastic", stiffness = -500.0"#,
+            &["scene.toml:11:", "`cloth[0].stretch.stiffness`", "> 0"],
+        ),
+        (
+            r#"model = "xpbd", compliance = 0.0"#,
+            r#"model = "elastic""#,
+            &["scene.toml:11:", "`cloth[0].stretch`", "no `stiffness`"],
+        ),
+        (
+            r#"model = "xpbd", compliance = 0.0 }"#,
+            r#"model = "xpbd" }
+bend = { model = "elastic", stiffness = 1e-3, kind = "cross-distance" }"#,
+            &["scene.toml:12:", "`cloth[0].bend`", "dihedral"],
+        ),
+        (
+            "resolution = [4, 4]",
+            "resolution = [4, 4]\ndiagonals = \"diagonal\"",
+            &["scene.toml:9:", "`cloth[0].diagonals`", "\"uniform\""],
+        ),
+        (
             "resolution = [4, 4]",
             "resolution = [1, 4]",
             &["scene.toml:8:", "`cloth[0].resolution`", ">= 2"],

@@ -256,7 +256,7 @@ fn table<'py>(
 }
 
 /// A stiffness given at `key` as a dict with the scene keys (`model`, `k`, `compliance`,
-/// `damping`, and `kind` when `allow_kind`, for cloth bending) or as a `Pbd`, `PbdCorrected` or
+/// `stiffness`, `damping`, and `kind` when `allow_kind`, for cloth bending) or as a `Pbd`, `PbdCorrected` or
 /// `Xpbd`; returns it with the bending kind the dict names (`None` when it names none).
 pub fn stiffness(
     ob: &Bound<'_, PyAny>,
@@ -286,25 +286,26 @@ pub fn stiffness(
             ob.get_type().name().map_or("?".into(), |n| n.to_string())
         ))
     })?;
-    let keys = ["model", "k", "compliance", "damping", "kind"];
-    let entries = table(dict, key, &keys[..if allow_kind { 5 } else { 4 }])?;
+    let keys = ["model", "k", "compliance", "stiffness", "damping", "kind"];
+    let entries = table(dict, key, &keys[..if allow_kind { 6 } else { 5 }])?;
     let get = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| v);
     let number =
         |name: &str| -> PyResult<Option<f32>> { get(name).map(|v| v.extract::<f32>()).transpose() };
     let model: String = get("model")
         .ok_or_else(|| {
             value_error(format!(
-                "`{key}` has no `model`: expected \"pbd\", \"pbd_corrected\" or \"xpbd\""
+                "`{key}` has no `model`: expected \"pbd\", \"pbd_corrected\", \"xpbd\" or \"elastic\""
             ))
         })?
         .extract()?;
-    let stiffness = engine::validate::stiffness_model(
-        &model,
-        number("k")?,
-        number("compliance")?,
-        number("damping")?,
-    )
-    .map_err(|e| build_error(e.within(key), &[]))?;
+    let keys = engine::validate::StiffnessKeys {
+        k: number("k")?,
+        compliance: number("compliance")?,
+        stiffness: number("stiffness")?,
+        damping: number("damping")?,
+    };
+    let stiffness = engine::validate::stiffness_model(&model, keys)
+        .map_err(|e| build_error(e.within(key), &[]))?;
     let kind = get("kind")
         .map(|k| bend_kind(&k.extract::<String>()?, &format!("{key}.kind")))
         .transpose()?;

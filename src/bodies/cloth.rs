@@ -8,6 +8,7 @@ use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
 use crate::validate::{self, BuildError, Checked};
 use crate::world::ColliderHandle;
+use std::collections::HashMap;
 
 /// Which bending constraint a cloth uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -30,30 +31,82 @@ impl BendKind {
 
     /// Parses a scene-file name; the error (at key `kind`) lists the names.
     pub fn from_name(name: &str) -> Checked<Self> {
-        [BendKind::Dihedral, BendKind::CrossDistance]
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                BuildError::new(
-                    "kind",
-                    format!("= \"{name}\": expected \"dihedral\" or \"cross-distance\""),
-                )
-            })
+        named(
+            &[BendKind::Dihedral, BendKind::CrossDistance],
+            BendKind::name,
+            name,
+            "kind",
+        )
     }
+}
+
+/// The one of `all` called `given` by `name`; the error at `key` lists the names.
+fn named<T: Copy>(all: &[T], name: fn(T) -> &'static str, given: &str, key: &str) -> Checked<T> {
+    all.iter()
+        .copied()
+        .find(|&t| name(t) == given)
+        .ok_or_else(|| {
+            let names: Vec<String> = all.iter().map(|&t| format!("\"{}\"", name(t))).collect();
+            BuildError::new(
+                key,
+                format!("= \"{given}\": expected {}", names.join(" or ")),
+            )
+        })
 }
 
 /// The particles and triangles of a rectangular grid cloth of `nx × nz` particles.
 ///
 /// Particle `(i, j)` has index `j·nx + i`; quad `(i, j)` becomes triangles `(a, b, c)` and
 /// `(b, d, c)` with `a = (i, j)`, `b = (i+1, j)`, `c = (i, j+1)`, `d = (i+1, j+1)` (the
-/// triangulation of the standard workload W). `i` runs along +x; `j` along +z for a horizontal
-/// cloth and along −y for a vertical one. The grid is centered on `center`.
+/// triangulation of the standard workload W: every diagonal runs from `b` to `c`). `i` runs
+/// along +x; `j` along +z for a horizontal cloth and along −y for a vertical one. The grid is
+/// centered on `center`.
 pub fn grid(
     nx: u32,
     nz: u32,
     size: [Real; 2],
     center: Vec3,
     vertical: bool,
+) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    grid_with(nx, nz, size, center, vertical, Diagonals::Uniform)
+}
+
+/// How a grid's cells are split into triangles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Diagonals {
+    /// Like a checkerboard: quad `(i, j)` with `i + j` odd becomes `(a, b, d)` and `(a, d, c)`
+    /// (see [`grid`]), so that the diagonals, and the shear and bending they carry, prefer
+    /// neither direction (the default).
+    #[default]
+    Alternating,
+    /// Every diagonal from `b` to `c`, as [`grid`]: the triangulation of workload W.
+    Uniform,
+}
+
+impl Diagonals {
+    /// The name in scene files: `alternating` or `uniform`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Diagonals::Alternating => "alternating",
+            Diagonals::Uniform => "uniform",
+        }
+    }
+
+    /// Parses a scene-file name; the error (at key `diagonals`) lists the names.
+    pub fn from_name(name: &str) -> Checked<Self> {
+        let all = [Diagonals::Alternating, Diagonals::Uniform];
+        named(&all, Diagonals::name, name, "diagonals")
+    }
+}
+
+/// [`grid`] with its cells split as `diagonals` says.
+pub fn grid_with(
+    nx: u32,
+    nz: u32,
+    size: [Real; 2],
+    center: Vec3,
+    vertical: bool,
+    diagonals: Diagonals,
 ) -> (Vec<Vec3>, Vec<[u32; 3]>) {
     let along_j = if vertical { -Vec3::y() } else { Vec3::z() };
     let step = |n: u32, s: Real| if n > 1 { s / (n - 1) as Real } else { 0.0 };
@@ -74,17 +127,23 @@ pub fn grid(
                 (j + 1) * nx + i,
                 (j + 1) * nx + i + 1,
             );
-            tris.push([a, b, c]);
-            tris.push([b, d, c]);
+            if diagonals == Diagonals::Alternating && (i + j) % 2 == 1 {
+                tris.push([a, b, d]);
+                tris.push([a, d, c]);
+            } else {
+                tris.push([a, b, c]);
+                tris.push([b, d, c]);
+            }
         }
     }
     (x, tris)
 }
 
 /// True when particles `a` and `b` of a grid of `nx` columns (see [`grid`]) are a cell diagonal
-/// (a shear edge) rather than a grid line (a stretch edge).
+/// (a shear edge) rather than a grid line (a stretch edge): they share neither a row nor a
+/// column.
 pub fn is_grid_diagonal(nx: u32, a: u32, b: u32) -> bool {
-    a.abs_diff(b) != 1 && a.abs_diff(b) != nx
+    a % nx != b % nx && a / nx != b / nx
 }
 
 /// Rotates `positions` by `rotation` about their bounding-box center and moves that center to
@@ -182,13 +241,32 @@ impl ClothDesc {
     }
 
     /// A grid cloth of `resolution = [nx, nz]` particles (each ≥ 2) spanning `size` m, centred
-    /// on `center`, lying as `orientation` says (see [`grid`] for the particle order), of `mass`
-    /// kg, with the defaults.
+    /// on `center`, lying as `orientation` says (see [`grid`] for the particle order), its
+    /// diagonals alternating ([`Diagonals::Alternating`]), of `mass` kg, with the defaults.
     pub fn grid(
         resolution: [u32; 2],
         size: [Real; 2],
         center: Vec3,
         orientation: Orientation,
+        mass: Real,
+    ) -> Checked<Self> {
+        Self::grid_with(
+            resolution,
+            size,
+            center,
+            orientation,
+            Diagonals::Alternating,
+            mass,
+        )
+    }
+
+    /// [`ClothDesc::grid`] with its cells split as `diagonals` says.
+    pub fn grid_with(
+        resolution: [u32; 2],
+        size: [Real; 2],
+        center: Vec3,
+        orientation: Orientation,
+        diagonals: Diagonals,
         mass: Real,
     ) -> Checked<Self> {
         for n in resolution {
@@ -204,23 +282,33 @@ impl ClothDesc {
         }
         validate::finite(&center, "center")?;
         let vertical = orientation == Orientation::Vertical;
-        let (x, tris) = grid(resolution[0], resolution[1], size, center, vertical);
+        let [nx, nz] = resolution;
+        let (x, tris) = grid_with(nx, nz, size, center, vertical, diagonals);
         Ok(ClothDesc {
-            grid_columns: Some(resolution[0]),
+            grid_columns: Some(nx),
             ..ClothDesc::mesh(x, tris, mass)
         })
     }
 
     /// The cloth of the standard workload W (the README's benchmarks): an `n × n` grid spanning
-    /// [0, 1] m × [0, 1] m in the XZ plane at y = 0 (the j = 0 edge on z = 0), pinned at
-    /// particles 0 and `n − 1`, 1 kg in all (1/n² kg on every particle), stretch and shear on
-    /// every triangle edge and cross-distance bending, all with `stiffness`; named `cloth`.
+    /// [0, 1] m × [0, 1] m in the XZ plane at y = 0 (the j = 0 edge on z = 0), triangulated as
+    /// [`grid`] (every diagonal the same way), pinned at particles 0 and `n − 1`, 1 kg in all
+    /// (1/n² kg on every particle), stretch and shear on every triangle edge and cross-distance
+    /// bending, all with `stiffness`; named `cloth`.
     ///
     /// # Panics
     /// If `n` < 2.
     pub fn workload_w(n: u32, stiffness: Stiffness) -> Self {
         let center = Vec3::new(0.5, 0.0, 0.5);
-        let grid = ClothDesc::grid([n, n], [1.0, 1.0], center, Orientation::Horizontal, 1.0);
+        let horizontal = Orientation::Horizontal;
+        let grid = ClothDesc::grid_with(
+            [n, n],
+            [1.0, 1.0],
+            center,
+            horizontal,
+            Diagonals::Uniform,
+            1.0,
+        );
         ClothDesc {
             name: "cloth".into(),
             pin: vec![0, n as usize - 1],
@@ -261,8 +349,14 @@ impl ClothDesc {
         validate::positive(self.mass, "mass", "a mass in kg")?;
         validate::stiffness(&self.stretch, "stretch")?;
         validate::stiffness(&self.shear, "shear")?;
-        if let Some((bend, _)) = &self.bend {
-            validate::stiffness(bend, "bend")?;
+        match &self.bend {
+            Some((bend, BendKind::CrossDistance)) => validate::stiffness_not_elastic(
+                bend,
+                "bend",
+                "needs `kind = \"dihedral\"` (a cross-distance spring has no bending modulus)",
+            )?,
+            Some((bend, BendKind::Dihedral)) => validate::stiffness(bend, "bend")?,
+            None => {}
         }
         validate::positive(self.thickness, "thickness", "a distance in m")?;
         validate::in_unit(self.damping, "damping")?;
@@ -293,16 +387,26 @@ impl ClothDesc {
             ps.push(x, w, self.thickness, body_index);
         }
         let at = |local: u32| start as u32 + local;
-        let stretch = cs.stretch.materials.add(self.stretch);
-        let shear = cs.stretch.materials.add(self.shear);
         let is_shear = |a, b| {
             self.grid_columns
                 .is_some_and(|nx| is_grid_diagonal(nx, a, b))
         };
+        let elastic = |s: &Stiffness| matches!(s, Stiffness::Elastic { .. });
+        let membrane = if elastic(&self.stretch) || elastic(&self.shear) {
+            membrane_weights(positions, triangles)
+        } else {
+            HashMap::new()
+        };
         let edges = edges(triangles);
         for &[a, b] in &edges {
             let rest = (positions[a as usize] - positions[b as usize]).norm();
-            let mat = if is_shear(a, b) { shear } else { stretch };
+            let stiffness = if is_shear(a, b) {
+                self.shear
+            } else {
+                self.stretch
+            };
+            let g = membrane.get(&[a, b]).copied().unwrap_or(Real::INFINITY);
+            let mat = cs.stretch.materials.add_element(stiffness, g);
             cs.stretch.push(at(a), at(b), rest, mat);
         }
         if self.long_range {
@@ -313,8 +417,9 @@ impl ClothDesc {
             let pairs = triangle_pairs(triangles);
             match kind {
                 BendKind::Dihedral => {
-                    let mat = cs.dihedral.materials.add(stiffness);
                     for q in pairs {
+                        let g = hinge_weight(q.map(|i| positions[i as usize]));
+                        let mat = cs.dihedral.materials.add_element(stiffness, g);
                         cs.dihedral.push(q.map(at), &ps.x, mat);
                     }
                 }
@@ -343,6 +448,46 @@ impl ClothDesc {
     }
 }
 
+/// The membrane stiffness of each edge spring per unit `E t` (keyed as [`edges`] gives them):
+/// `Σ_T 3 A_T / (|e₁|² + |e₂|² + |e₃|²)` over the triangles `T` that hold the edge, each of area
+/// `A_T` and edges `e₁, e₂, e₃`. The three edges of a triangle share its springs equally; this
+/// makes a lattice of equilateral triangles, or of right isosceles triangles paired in
+/// alternating squares, an isotropic membrane with Young's modulus × thickness `E t` and Poisson
+/// ratio 1/3 (derived in `docs/elastic.md`). An edge of zero-area triangles only has no entry
+/// (it is rigid).
+fn membrane_weights(x: &[Vec3], triangles: &[[u32; 3]]) -> HashMap<[u32; 2], Real> {
+    let mut g = HashMap::new();
+    for t in triangles {
+        let p = t.map(|i| x[i as usize]);
+        let sides = [p[1] - p[0], p[2] - p[1], p[0] - p[2]];
+        let area = sides[0].cross(&sides[1]).norm() / 2.0;
+        let sum_sq: Real = sides.iter().map(|e| e.norm_squared()).sum();
+        if area > 0.0 {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                *g.entry([a.min(b), a.max(b)]).or_insert(0.0) += 3.0 * area / sum_sq;
+            }
+        }
+    }
+    g
+}
+
+/// The bending stiffness of the hinge `[e₀, e₁, a, b]` (triangles `(e₀, e₁, a)` and
+/// `(e₁, e₀, b)`) per unit plate bending stiffness `D`: `|e|² / (A₁ + A₂)`, so that the hinge's
+/// energy `½ D |e|² θ² / (A₁ + A₂)` sums to `∫ ½ D κ² dA` over a cylindrically bent grid or
+/// equilateral mesh (the discrete-shells hinge weight of Grinspun et al. 2003, derived in
+/// `docs/elastic.md`). Infinite (a rigid hinge) when the hinge is degenerate at rest.
+fn hinge_weight(q: [Vec3; 4]) -> Real {
+    let [e0, e1, a, b] = q;
+    let e = e1 - e0;
+    let area = (e.cross(&(a - e0)).norm() + e.cross(&(b - e0)).norm()) / 2.0;
+    if area > 0.0 && e.norm_squared() > 0.0 {
+        e.norm_squared() / area
+    } else {
+        Real::INFINITY
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,6 +504,147 @@ mod tests {
             (v[14] - Vec3::new(1.0, -0.5, 0.0)).norm() < 1e-6,
             "j runs down a vertical cloth"
         );
+    }
+
+    /// A `n × n` grid cloth of 0.5 m × 0.5 m with elastic stretch, shear and bending, built.
+    fn elastic_grid(n: u32, modulus: Real) -> (ParticleSet, ConstraintSets) {
+        let elastic = Stiffness::Elastic {
+            stiffness: modulus,
+            damping: 0.0,
+        };
+        let desc = ClothDesc {
+            stretch: elastic,
+            shear: elastic,
+            bend: Some((elastic, BendKind::Dihedral)),
+            ..ClothDesc::grid(
+                [n, n],
+                [0.5, 0.5],
+                Vec3::zeros(),
+                Orientation::Horizontal,
+                1.0,
+            )
+            .unwrap()
+        };
+        desc.validate().unwrap();
+        let (mut ps, mut cs) = (ParticleSet::default(), ConstraintSets::default());
+        desc.build("c".into(), &mut ps, &mut cs, 0);
+        (ps, cs)
+    }
+
+    fn compliance(s: Stiffness) -> f64 {
+        match s {
+            Stiffness::Xpbd { compliance, .. } => f64::from(compliance),
+            other => panic!("elastic materials are stored as XPBD, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn elastic_hinges_hold_the_plate_energy_of_a_cylinder_at_any_resolution() {
+        let (d, radius, size) = (1.2, 2.0, 0.5);
+        for n in [9, 17, 33] {
+            let (ps, cs) = elastic_grid(n, d);
+            for along_z in [true, false] {
+                // Rolled onto a cylinder of radius R about an axis along x (or z): arc length
+                // kept, so each hinge across the roll turns by h / R.
+                let rolled: Vec<Vec3> =
+                    ps.x.iter()
+                        .map(|p| {
+                            let s = if along_z { p.z } else { p.x };
+                            let (u, y) = (
+                                (s / radius).sin() * radius,
+                                (1.0 - (s / radius).cos()) * radius,
+                            );
+                            if along_z {
+                                Vec3::new(p.x, y, u)
+                            } else {
+                                Vec3::new(u, y, p.z)
+                            }
+                        })
+                        .collect();
+                let set = &cs.dihedral;
+                let energy: f64 = (0..set.len())
+                    .map(|c| {
+                        let ids = set.ids()[c].map(|i| rolled[i as usize]);
+                        let (theta, _) =
+                            crate::constraints::bending::dihedral_angle_and_gradient(ids).unwrap();
+                        let alpha = compliance(set.materials.stiffness[set.mat[c] as usize]);
+                        0.5 * f64::from(theta - set.rest[c]).powi(2) / alpha
+                    })
+                    .sum();
+                // The hinges of the n − 2 inner grid lines across the roll each stand for a strip
+                // h wide: ½ D κ² over the plate less one cell's width.
+                let h = size / (n - 1) as Real;
+                let analytic = 0.5 * f64::from(d / (radius * radius) * size * (size - h));
+                assert!(
+                    (energy / analytic - 1.0).abs() < 5e-3,
+                    "{n} x {n}, rolled along z: {along_z}: hinge energy {energy} J, ½ D κ² A = {analytic} J"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn elastic_edges_make_an_isotropic_membrane_of_poisson_ratio_one_third() {
+        let et = 500.0;
+        let (ps, cs) = elastic_grid(17, et);
+        let area = 0.25;
+        let (e, nu) = (f64::from(et), 1.0 / 3.0);
+        // Uniform strains (ε_xx, ε_zz, γ_xz): the springs' energy against the membrane's
+        // ½ E t / (1 − ν²) (ε_xx² + ε_zz² + 2ν ε_xx ε_zz) + ½ G t γ², G t = E t / (2 (1 + ν)).
+        for (exx, ezz, gamma) in [
+            (1e-3, 0.0, 0.0),
+            (0.0, 1e-3, 0.0),
+            (0.0, 0.0, 1e-3),
+            (1e-3, -5e-4, 4e-4),
+        ] {
+            let strained = |p: &Vec3| {
+                let (x, z) = (f64::from(p.x), f64::from(p.z));
+                [
+                    x * (1.0 + exx) + 0.5 * gamma * z,
+                    z * (1.0 + ezz) + 0.5 * gamma * x,
+                ]
+            };
+            let set = &cs.stretch;
+            let energy: f64 = (0..set.len())
+                .map(|c| {
+                    let [a, b] = set.ids()[c].map(|i| strained(&ps.x[i as usize]));
+                    let len = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+                    let alpha = compliance(set.materials.stiffness[set.mat[c] as usize]);
+                    0.5 * (len - f64::from(set.rest[c])).powi(2) / alpha
+                })
+                .sum();
+            let w = 0.5 * e / (1.0 - nu * nu) * (exx * exx + ezz * ezz + 2.0 * nu * exx * ezz)
+                + 0.5 * e / (2.0 * (1.0 + nu)) * gamma * gamma;
+            let analytic = w * area;
+            assert!(
+                (energy / analytic - 1.0).abs() < 5e-3,
+                "strain ({exx}, {ezz}, {gamma}): spring energy {energy} J, membrane {analytic} J"
+            );
+        }
+    }
+
+    #[test]
+    fn grid_diagonals_alternate_but_workload_w_keeps_its_own() {
+        let (_, tris) = grid_with(
+            3,
+            3,
+            [1.0, 1.0],
+            Vec3::zeros(),
+            false,
+            Diagonals::Alternating,
+        );
+        let diagonals: Vec<[u32; 2]> = edges(&tris)
+            .into_iter()
+            .filter(|&[a, b]| is_grid_diagonal(3, a, b))
+            .collect();
+        // Cells (0, 0) and (1, 1) run b–c, cells (1, 0) and (0, 1) run a–d.
+        assert_eq!(diagonals.len(), 4);
+        for d in [[1, 3], [5, 7], [1, 5], [3, 7]] {
+            assert!(diagonals.contains(&d), "{d:?} in {diagonals:?}");
+        }
+        let w = ClothDesc::workload_w(3, Stiffness::default());
+        assert_eq!(w.triangles, grid(3, 3, [1.0, 1.0], Vec3::zeros(), false).1);
+        assert!(is_grid_diagonal(2, 1, 2) && !is_grid_diagonal(2, 0, 1));
     }
 
     #[test]

@@ -25,9 +25,11 @@ pub struct RopeDesc {
     pub pin_start: bool,
     /// Pin the last particle (default false).
     pub pin_end: bool,
-    /// Stiffness of the segments (default rigid XPBD).
+    /// Stiffness of the segments (default rigid XPBD); `elastic` takes the axial stiffness `EA`,
+    /// N.
     pub stretch: Stiffness,
-    /// Bending: distance constraints between particles two apart (default none).
+    /// Bending: distance constraints between particles two apart (default none; not
+    /// `elastic`).
     pub bend: Option<Stiffness>,
     /// Collision distance, m (default 0.01).
     pub thickness: Real,
@@ -77,7 +79,11 @@ impl RopeDesc {
         validate::positive(self.mass, "mass", "a mass in kg")?;
         validate::stiffness(&self.stretch, "stretch")?;
         if let Some(bend) = &self.bend {
-            validate::stiffness(bend, "bend")?;
+            validate::stiffness_not_elastic(
+                bend,
+                "bend",
+                "a rope's bending (a spring between particles two apart) does not take: use \"xpbd\"",
+            )?;
         }
         validate::positive(self.thickness, "thickness", "a distance in m")?;
         validate::in_unit(self.damping, "damping")?;
@@ -111,9 +117,10 @@ impl RopeDesc {
                 body_index,
             );
         }
-        let segment = cs.stretch.materials.add(self.stretch);
         for k in start..start + n - 1 {
             let rest = (ps.x[k + 1] - ps.x[k]).norm();
+            // An elastic segment of axial stiffness EA has compliance L / EA.
+            let segment = cs.stretch.materials.add_element(self.stretch, 1.0 / rest);
             cs.stretch.push(k as u32, k as u32 + 1, rest, segment);
         }
         if self.long_range {

@@ -196,9 +196,10 @@ impl SoftBodyDesc {
                 m.resolution
             )
         })?;
-        validate::stiffness(&m.edge, "edge")?;
-        validate::stiffness(&m.volume, "volume")?;
-        validate::stiffness(&m.bend, "bend")?;
+        let not_yet = "soft bodies do not take yet: use \"xpbd\"";
+        validate::stiffness_not_elastic(&m.edge, "edge", not_yet)?;
+        validate::stiffness_not_elastic(&m.volume, "volume", not_yet)?;
+        validate::stiffness_not_elastic(&m.bend, "bend", not_yet)?;
         validate::positive(m.pressure, "pressure", "a pressure factor")?;
         m.shape.validate().map_err(|e| e.within("shape"))?;
         validate::positive(m.thickness, "thickness", "a distance in m")?;

@@ -128,7 +128,11 @@ impl Collider {
         validate::non_negative(m.static_friction, "static_friction")?;
         validate::non_negative(m.kinetic_friction, "kinetic_friction")?;
         validate::in_unit(m.restitution, "restitution")?;
-        validate::stiffness(&self.stiffness, "stiffness")?;
+        validate::stiffness_not_elastic(
+            &self.stiffness,
+            "stiffness",
+            "a contact does not take: use \"xpbd\"",
+        )?;
         validate::finite(&self.motion.velocity, "motion.velocity")?;
         validate::finite(&self.motion.spin, "motion.spin")
     }

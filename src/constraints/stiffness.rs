@@ -1,4 +1,4 @@
-//! The three stiffness models and the one projection formula they share.
+//! The four stiffness models and the one projection formula they share.
 //!
 //! Every constraint family is projected with the XPBD update of Macklin, Müller and Chentanez
 //! 2016, "XPBD: Position-Based Simulation of Compliant Constrained Dynamics", eq. 18 with the
@@ -11,10 +11,16 @@
 //!
 //! Plain PBD (Müller et al. 2007, "Position Based Dynamics") is the same update with `α = 0` and
 //! the correction scaled by the stiffness `s = k`; the iteration-corrected variant uses
-//! `s = 1 − (1 − k)^(1/n)` for `n` solver iterations (ibid., sec. 3.3). Folding the three models
-//! into one set of per-material coefficients keeps the inner loops free of branches on the model.
+//! `s = 1 − (1 − k)^(1/n)` for `n` solver iterations (ibid., sec. 3.3). The `elastic` model
+//! gives a physical modulus instead (axial stiffness `EA`, membrane stiffness `E t`, plate bending
+//! stiffness `D`); a body turns it into an XPBD compliance per element, `α = 1 / (modulus · g)`,
+//! from the element's rest geometry `g` (see `docs/elastic.md` and
+//! [`Stiffness::per_element`]), so the material does not change when the mesh is refined.
+//! Folding the models into one set of per-material coefficients keeps the inner loops free of
+//! branches on the model.
 
 use crate::math::{Lanes, Real};
+use std::collections::HashMap;
 
 /// How stiff a constraint family is (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +39,17 @@ pub enum Stiffness {
     Xpbd {
         /// Compliance `α` ≥ 0, the inverse stiffness (m/N for a distance).
         compliance: Real,
+        /// Constraint damping `β` ≥ 0, s.
+        damping: Real,
+    },
+    /// A physical modulus > 0, whose unit depends on the constraint it is given to: axial
+    /// stiffness `EA` in N for rope segments, membrane stiffness `E t` in N/m for cloth stretch and
+    /// shear, plate bending stiffness `D` in N·m for cloth bending; and constraint damping `β` ≥ 0
+    /// in s. Each element's compliance comes from its rest geometry (see
+    /// [`Stiffness::per_element`]).
+    Elastic {
+        /// The modulus, N, N/m or N·m (see above).
+        stiffness: Real,
         /// Constraint damping `β` ≥ 0, s.
         damping: Real,
     },
@@ -70,12 +87,28 @@ impl Coeffs {
 }
 
 impl Stiffness {
-    /// The model's name in scene files: `pbd`, `pbd_corrected` or `xpbd`.
+    /// The model's name in scene files: `pbd`, `pbd_corrected`, `xpbd` or `elastic`.
     pub fn model_name(&self) -> &'static str {
         match self {
             Stiffness::Pbd { .. } => "pbd",
             Stiffness::PbdCorrected { .. } => "pbd_corrected",
             Stiffness::Xpbd { .. } => "xpbd",
+            Stiffness::Elastic { .. } => "elastic",
+        }
+    }
+
+    /// The stiffness of one element whose rest geometry gives it `g` times the modulus as its
+    /// stiffness (`g` = 1/L for a rope segment of rest length L, see `docs/elastic.md` for the
+    /// others): for `elastic`, XPBD with compliance `1 / (stiffness · g)`, rounded to 8
+    /// significant bits (within 0.2 %) so that elements of nearly equal geometry share a
+    /// material; the other models are returned as they are.
+    pub fn per_element(self, g: Real) -> Stiffness {
+        match self {
+            Stiffness::Elastic { stiffness, damping } => Stiffness::Xpbd {
+                compliance: round_to_8_bits(1.0 / (stiffness * g)),
+                damping,
+            },
+            other => other,
         }
     }
 
@@ -100,8 +133,29 @@ impl Stiffness {
                 gamma: compliance * damping / h,
                 scale: 1.0,
             },
+            Stiffness::Elastic { .. } => self.per_element(1.0).coeffs(h, iterations),
         }
     }
+
+    /// The model and its two numbers, as bits: equal keys are equal stiffnesses.
+    fn key(&self) -> (u8, u32, u32) {
+        let (model, a, b) = match *self {
+            Stiffness::Pbd { k } => (0, k, 0.0),
+            Stiffness::PbdCorrected { k } => (1, k, 0.0),
+            Stiffness::Xpbd {
+                compliance,
+                damping,
+            } => (2, compliance, damping),
+            Stiffness::Elastic { stiffness, damping } => (3, stiffness, damping),
+        };
+        (model, a.to_bits(), b.to_bits())
+    }
+}
+
+/// `v` rounded to the nearest value with 8 significant bits (a relative change below 2⁻⁹).
+fn round_to_8_bits(v: Real) -> Real {
+    const DROPPED: u32 = Real::MANTISSA_DIGITS - 8;
+    Real::from_bits((v.to_bits() + (1 << (DROPPED - 1))) & !((1 << DROPPED) - 1))
 }
 
 /// The Lagrange multiplier update `Δλ` of the module docs.
@@ -144,6 +198,8 @@ pub struct MaterialTable {
     pub stiffness: Vec<Stiffness>,
     /// Coefficients of each material for the current substep (see [`MaterialTable::resolve`]).
     pub coeffs: Vec<Coeffs>,
+    /// The index of each stiffness added by [`MaterialTable::add_element`].
+    shared: HashMap<(u8, u32, u32), u16>,
 }
 
 impl MaterialTable {
@@ -152,6 +208,20 @@ impl MaterialTable {
         self.stiffness.push(stiffness);
         self.coeffs.push(Coeffs::default());
         u16::try_from(self.stiffness.len() - 1).expect("at most 65536 materials per family")
+    }
+
+    /// The material of an element of geometry `g` made of `stiffness` (see
+    /// [`Stiffness::per_element`]): elements with equal stiffness share one material.
+    pub fn add_element(&mut self, stiffness: Stiffness, g: Real) -> u16 {
+        let s = stiffness.per_element(g);
+        match self.shared.get(&s.key()) {
+            Some(&m) => m,
+            None => {
+                let m = self.add(s);
+                self.shared.insert(s.key(), m);
+                m
+            }
+        }
     }
 
     /// Computes every material's coefficients for a substep of `h` seconds.

@@ -8,7 +8,7 @@ use super::raw::{
     RawCloth, RawCollider, RawPin, RawPins, RawRope, RawScene, RawShape, RawSoftBody, RawSolver,
     RawStiffness, RawWind,
 };
-use crate::bodies::cloth::{self, BendKind, ClothDesc, Orientation};
+use crate::bodies::cloth::{self, BendKind, ClothDesc, Diagonals, Orientation};
 use crate::bodies::rope::RopeDesc;
 use crate::bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel, fit_scale, place_mesh};
 use crate::collision::{Collider, MeshShape, Motion, Shape};
@@ -231,7 +231,12 @@ fn cloth(
             };
             let size = c.size.unwrap_or([1.0, 1.0]);
             let at = center.unwrap_or_default();
-            let mut desc = ClothDesc::grid([nx, nz], size, at, orientation, c.mass)
+            let diagonals = c
+                .diagonals
+                .as_deref()
+                .map_or(Ok(Diagonals::Alternating), Diagonals::from_name)
+                .map_err(|e| ctx.at(key, e))?;
+            let mut desc = ClothDesc::grid_with([nx, nz], size, at, orientation, diagonals, c.mass)
                 .map_err(|e| ctx.at(key, e))?;
             if let Some(r) = rotation {
                 cloth::place(&mut desc.positions, r, center);
@@ -248,6 +253,7 @@ fn cloth(
                     "applies only to a grid cloth (`resolution`), not to a mesh cloth".into()
                 })?;
             }
+            grid_only(c.diagonals.is_some(), "diagonals")?;
             grid_only(c.shear.is_some(), "shear")?;
             let mesh = ctx.load_mesh(file, &key.key("mesh"), false)?;
             let scale =

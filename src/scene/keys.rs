@@ -208,8 +208,13 @@ impl Ctx<'_> {
                 return Err(self.invalid(&key.key("kind"), "is only for cloth `bend`"));
             }
         };
-        let stiffness = validate::stiffness_model(&raw.model, raw.k, raw.compliance, raw.damping)
-            .map_err(|e| self.at(key, e))?;
+        let keys = validate::StiffnessKeys {
+            k: raw.k,
+            compliance: raw.compliance,
+            stiffness: raw.stiffness,
+            damping: raw.damping,
+        };
+        let stiffness = validate::stiffness_model(&raw.model, keys).map_err(|e| self.at(key, e))?;
         Ok((stiffness, kind))
     }
 

@@ -71,14 +71,16 @@ pub(super) struct RawGust {
     pub(super) seed: u64,
 }
 
-/// A stiffness table: `{ model = "pbd" | "pbd_corrected", k = .. }` or
-/// `{ model = "xpbd", compliance = .., damping = .. }`, plus `kind` for cloth bending.
+/// A stiffness table: `{ model = "pbd" | "pbd_corrected", k = .. }`,
+/// `{ model = "xpbd", compliance = .., damping = .. }` or
+/// `{ model = "elastic", stiffness = .., damping = .. }`, plus `kind` for cloth bending.
 #[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawStiffness {
     pub(super) model: String,
     pub(super) k: Option<Real>,
     pub(super) compliance: Option<Real>,
+    pub(super) stiffness: Option<Real>,
     pub(super) damping: Option<Real>,
     pub(super) kind: Option<String>,
 }
@@ -145,6 +147,7 @@ pub(super) struct RawCloth {
     pub(super) size: Option<[Real; 2]>,
     pub(super) center: Option<[Real; 3]>,
     pub(super) orientation: Option<String>,
+    pub(super) diagonals: Option<String>,
     pub(super) mesh: Option<String>,
     pub(super) scale: Option<Real>,
     pub(super) rotation: Option<[Real; 3]>,

@@ -237,11 +237,13 @@ fn residual(world: &World) -> Real {
     (sum / s.len() as f64).sqrt() as Real
 }
 
-/// The stiffness value in the CSV: `k` for the PBD models, the compliance for XPBD.
+/// The stiffness value in the CSV: `k` for the PBD models, the compliance for XPBD, the modulus
+/// for elastic.
 fn stiffness_value(s: Stiffness) -> Real {
     match s {
         Stiffness::Pbd { k } | Stiffness::PbdCorrected { k } => k,
         Stiffness::Xpbd { compliance, .. } => compliance,
+        Stiffness::Elastic { stiffness, .. } => stiffness,
     }
 }
 
@@ -255,6 +257,7 @@ fn stiffness_label(s: Stiffness) -> String {
             compliance: 0.0, ..
         } => "xpbd α=0".to_string(),
         Stiffness::Xpbd { compliance, .. } => format!("xpbd α={compliance:e}"),
+        Stiffness::Elastic { stiffness, .. } => format!("elastic {stiffness:e}"),
     }
 }
 
