@@ -263,7 +263,8 @@ impl World {
     ) -> Result<(), BuildError> {
         let range = self.points_of(body, positions, "positions")?;
         self.particles.x[range.clone()].copy_from_slice(positions);
-        self.particles.p[range].copy_from_slice(positions);
+        self.particles.p[range.clone()].copy_from_slice(positions);
+        self.particles.residual[range].fill(Vec3::zeros());
         Ok(())
     }
 
@@ -413,7 +414,8 @@ impl World {
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         self.clusters.match_shapes(ps, h);
-        project_constraints(p.method, cs, ps, &self.colliders, p.iterations, team);
+        let (bodies, colliders) = (&self.bodies, &self.colliders);
+        project_constraints(p.method, cs, ps, bodies, colliders, p.iterations, team);
         let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
         update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
     }

@@ -1,11 +1,13 @@
 //! Stage 5: constraint projection.
 
+use crate::bodies::Body;
 use crate::collision::Collider;
 use crate::constraints::ConstraintSets;
+use crate::math::Vec3;
 use crate::params::SolverMethod;
 use crate::particles::ParticleSet;
 use crate::solver::Team;
-use crate::solver::view::{pack, unpack};
+use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{Sweep, View};
 
 /// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
@@ -17,12 +19,17 @@ use crate::solver::{Sweep, View};
 /// have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
-/// (`cs.slots`, see [`pack`]); the copy is written back to `ps.p` for the serial
-/// families, when there are any, and at the end.
+/// (`cs.slots`, with the start positions in `cs.starts`, see [`pack`]), each position relative
+/// to its body's origin (`cs.origins`: the start position of the body's first particle; see
+/// [`view`](crate::solver::view)), so that the projection's precision does not depend on where
+/// the body is. The copy is written back to
+/// `ps.p` for the serial families, when there are any (and what they did is added back with
+/// [`repack`]), and at the end.
 pub fn project_constraints(
     method: SolverMethod,
     cs: &mut ConstraintSets,
     ps: &mut ParticleSet,
+    bodies: &[Body],
     colliders: &[Collider],
     iterations: u32,
     team: &Team,
@@ -31,26 +38,31 @@ pub fn project_constraints(
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
         && cs.contact.is_empty());
-    pack(ps, &mut cs.slots, team);
+    cs.origins.clear();
+    let starts = bodies.iter().map(|b| ps.x.get(b.particles.start));
+    cs.origins
+        .extend(starts.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
+    let origins = &cs.origins;
+    pack(ps, origins, &mut cs.slots, &mut cs.starts, team);
     for i in 0..iterations {
         let sweep = Sweep::of_iteration(i);
         match method {
             SolverMethod::GaussSeidel => {
-                let v = View::new(&mut cs.slots, &ps.x);
+                let v = View::new(&mut cs.slots, &cs.starts);
                 cs.stretch.project_serial(&v, sweep);
                 cs.bend_distance.project_serial(&v, sweep);
                 cs.dihedral.project_serial(&v, sweep);
                 cs.volume.project_serial(&v, sweep);
             }
             SolverMethod::Colored => {
-                let v = View::new(&mut cs.slots, &ps.x);
+                let v = View::new(&mut cs.slots, &cs.starts);
                 cs.stretch.project_colored(&v, sweep, team);
                 cs.bend_distance.project_colored(&v, sweep, team);
                 cs.dihedral.project_colored(&v, sweep, team);
                 cs.volume.project_colored(&v, sweep, team);
             }
             SolverMethod::Jacobi => {
-                let (slots, x, scratch) = (&mut cs.slots, &ps.x, &mut cs.jacobi);
+                let (slots, x, scratch) = (&mut cs.slots, &cs.starts, &mut cs.jacobi);
                 scratch.begin_iteration(i, slots, team);
                 cs.stretch.project_jacobi(slots, x, scratch, 0, i, team);
                 cs.bend_distance
@@ -67,14 +79,14 @@ pub fn project_constraints(
             }
         }
         if serial {
-            unpack(&cs.slots, ps, team);
+            unpack(&cs.slots, origins, ps, team);
             cs.pressure.project_serial(ps);
             cs.attachment.project_serial(ps);
             cs.particle_contact.project_serial(ps);
             cs.contact
                 .project_serial(ps, |j, p| colliders[j].shape.distance(p));
-            pack(ps, &mut cs.slots, team);
+            repack(ps, origins, &mut cs.slots, team);
         }
     }
-    unpack(&cs.slots, ps, team);
+    unpack(&cs.slots, origins, ps, team);
 }

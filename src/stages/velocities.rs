@@ -82,7 +82,9 @@ fn respond(
     }
 }
 
-/// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then friction and
+/// `v ← (p − x) / h` and `x ← p` on the positions `f32` world coordinates cannot hold exactly
+/// (`p − rounding` and `x + residual`, see [`ParticleSet`]), keeping the new position's rounding
+/// in `residual`; then friction and
 /// restitution at every collider contact and particle contact that pushed (`λ > 0`), with
 /// [`apply_friction`] and [`restitution_velocity`]. Velocities are relative to a collider's
 /// surface (a kinematic collider drags what it touches), and between two particles relative to
@@ -100,11 +102,16 @@ pub fn update_velocities(
     gravity: Vec3,
     team: &Team,
 ) {
-    let fields = (&mut ps.v[..], &mut ps.x[..], &ps.p[..], &ps.rounding[..]);
-    team.for_each_chunk(fields, |_, (v, x, p, rounding)| {
-        for (((v, x), p), r) in v.iter_mut().zip(x).zip(p).zip(rounding) {
-            *v = ((p - *x) - r) / h;
+    let fields = (
+        (&mut ps.v[..], &mut ps.x[..], &mut ps.residual[..]),
+        (&ps.p[..], &ps.rounding[..]),
+    );
+    team.for_each_chunk(fields, |_, ((v, x, residual), (p, rounding))| {
+        let end = p.iter().zip(rounding);
+        for (((v, x), e), (p, r)) in v.iter_mut().zip(x).zip(residual).zip(end) {
+            *v = ((p - *x) - (r + *e)) / h;
             *x = *p;
+            *e = -r;
         }
     });
     respond_colliders(ps, contacts, colliders, gravity.norm(), h);
