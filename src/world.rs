@@ -80,7 +80,7 @@ pub struct World {
     pub(crate) particles: ParticleSet,
     /// All constraints, one flat array per family.
     pub(crate) constraints: ConstraintSets,
-    /// Shape-matching clusters, matched after the constraint projection.
+    /// Shape-matching clusters, matched inside the constraint projection.
     pub(crate) clusters: ClusterSet,
     /// Colliders (static or kinematic); collider `j`'s contact stiffness is material `j` of
     /// `constraints.contact`.
@@ -406,16 +406,15 @@ impl World {
         let cs = &mut self.constraints;
         cs.begin_substep(h, p.iterations, team);
         self.colliders.iter_mut().for_each(|c| c.advance(h));
-        apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h, team);
         apply_damping(ps, &self.bodies, p.damping, h);
+        apply_external_forces(ps, &self.bodies, p.gravity, p.wind, h, team);
         predict_positions(ps, h, p.max_displacement, team);
         sweep_colliders(ps, &self.colliders);
         generate_contacts(ps, &self.colliders, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
-        self.clusters.match_shapes(ps, h);
-        let (bodies, colliders) = (&self.bodies, &self.colliders);
-        project_constraints(p.method, cs, ps, bodies, colliders, p.iterations, team);
+        let (bodies, clusters, colliders) = (&self.bodies, &mut self.clusters, &self.colliders);
+        project_constraints(p, cs, ps, bodies, clusters, colliders, team);
         let (contacts, pairs) = (&cs.contact, &cs.particle_contact);
         update_velocities(ps, contacts, pairs, &self.colliders, h, p.gravity, team);
     }

@@ -49,6 +49,9 @@ pub struct ConstraintSets {
     pub slots: Vec<Slot>,
     /// The substep's start positions beside `slots`, relative to the same origins, m.
     pub starts: Vec<Vec3>,
+    /// What the slots' `f32` positions leave out of the exact relative positions, m (see
+    /// [`pack`](crate::solver::view::pack)).
+    pub lost: Vec<Vec3>,
     /// The origin of each body's slots in the current substep: the start position of its first
     /// particle, m (see [`view`](crate::solver::view)).
     pub origins: Vec<Vec3>,

@@ -145,46 +145,72 @@ impl Slot {
 /// `starts`, both relative to the origin of their body (`origins[body]`);
 /// the buffers are resized to fit (they allocate only when the particle count grows). Spread
 /// over `team`.
+///
+/// `lost` receives, per particle, what the slot's `f32` position leaves out of the exact
+/// relative position (computed without rounding by [`two_sum`]); [`unpack`] adds it back.
 pub fn pack(
     ps: &ParticleSet,
     origins: &[Vec3],
     slots: &mut Vec<Slot>,
-    starts: &mut Vec<Vec3>,
+    (starts, lost): (&mut Vec<Vec3>, &mut Vec<Vec3>),
     team: &Team,
 ) {
     slots.resize(ps.len(), Slot::default());
     starts.resize(ps.len(), Vec3::zeros());
+    lost.resize(ps.len(), Vec3::zeros());
     let fields = (
-        (&mut slots[..], &mut starts[..]),
+        (&mut slots[..], &mut starts[..], &mut lost[..]),
         ((&ps.p[..], &ps.rounding[..]), (&ps.x[..], &ps.residual[..])),
         (&ps.inv_mass[..], &ps.body[..]),
     );
-    team.for_each_chunk(fields, |_, ((slots, starts), (p, x), (inv_mass, body))| {
-        let p = p.0.iter().zip(p.1);
-        let x = x.0.iter().zip(x.1);
-        for (((s, start), ((&p, &r), (&x, &e))), (&w, &b)) in slots
-            .iter_mut()
-            .zip(starts)
-            .zip(p.zip(x))
-            .zip(inv_mass.iter().zip(body))
-        {
-            let o = origins[b as usize];
-            *s = Slot { p: (p - o) - r, w };
-            *start = (x - o) + e;
-        }
-    });
+    team.for_each_chunk(
+        fields,
+        |_, ((slots, starts, lost), (p, x), (inv_mass, body))| {
+            let p = p.0.iter().zip(p.1);
+            let x = x.0.iter().zip(x.1);
+            for ((((s, start), lost), ((&p, &r), (&x, &e))), (&w, &b)) in slots
+                .iter_mut()
+                .zip(starts)
+                .zip(lost)
+                .zip(p.zip(x))
+                .zip(inv_mass.iter().zip(body))
+            {
+                let o = origins[b as usize];
+                let (d, err) = two_sum(p, -o);
+                let (local, left) = two_sum(d, err - r);
+                *s = Slot { p: local, w };
+                *lost = left;
+                let (d, err) = two_sum(x, -o);
+                *start = d + (err + e);
+            }
+        },
+    );
 }
 
-/// Copies the positions of `slots` (from [`pack`] with the same `origins`) back into the
-/// predicted positions of `ps`, in world coordinates, with their rounding in `ps.rounding`;
+/// `a + b` rounded, and its rounding error: `a + b` is exactly their sum (Knuth's TwoSum, per
+/// component).
+#[inline(always)]
+pub fn two_sum(a: Vec3, b: Vec3) -> (Vec3, Vec3) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// Copies the positions of `slots` (from [`pack`] with the same `origins` and `lost`) back into
+/// the predicted positions of `ps`, in world coordinates, with their rounding in `ps.rounding`;
 /// spread over `team`.
-pub fn unpack(slots: &[Slot], origins: &[Vec3], ps: &mut ParticleSet, team: &Team) {
-    let fields = ((&mut ps.p[..], &mut ps.rounding[..]), slots, &ps.body[..]);
-    team.for_each_chunk(fields, |_, ((p, rounding), slots, body)| {
-        for (((p, r), s), &b) in p.iter_mut().zip(rounding).zip(slots).zip(body) {
-            let o = origins[b as usize];
-            *p = s.p + o;
-            *r = (*p - o) - s.p;
+pub fn unpack(slots: &[Slot], origins: &[Vec3], lost: &[Vec3], ps: &mut ParticleSet, team: &Team) {
+    let fields = (
+        (&mut ps.p[..], &mut ps.rounding[..]),
+        (slots, lost),
+        &ps.body[..],
+    );
+    team.for_each_chunk(fields, |_, ((p, rounding), (slots, lost), body)| {
+        let slots = slots.iter().zip(lost);
+        for (((p, r), (s, &lost)), &b) in p.iter_mut().zip(rounding).zip(slots).zip(body) {
+            let (world, err) = two_sum(s.p, origins[b as usize]);
+            *p = world;
+            *r = -(err + lost);
         }
     });
 }

@@ -4,19 +4,22 @@ use crate::bodies::Body;
 use crate::collision::Collider;
 use crate::constraints::ConstraintSets;
 use crate::math::Vec3;
-use crate::params::SolverMethod;
+use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
+use crate::shape_matching::ClusterSet;
 use crate::solver::Team;
 use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{Sweep, View};
 
-/// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending and tet volumes (each visited as `method` says, forward on even iterations and
-/// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
-/// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
-/// see [`JacobiScratch`](crate::solver::JacobiScratch)), then serially enclosed volumes,
-/// attachments, particle-particle contacts and collider contacts, contacts last so that they
-/// have the final word on penetration.
+/// Runs `params.iterations` passes over every constraint family of a substep of `params.h()`:
+/// stretch, distance bending, dihedral bending and tet volumes (each visited as `params.method`
+/// says, forward on even iterations and backward on odd ones; `colored` spreads the blocks of a
+/// color over `team`, whose leader calls this; `jacobi` sums each family's corrections over
+/// `team` and extrapolates every iteration, see [`JacobiScratch`](crate::solver::JacobiScratch)),
+/// then serially shape matching (a constraint inside the iterations, see
+/// [`ClusterSet::match_shapes`]), enclosed volumes, attachments, particle-particle contacts and
+/// collider contacts with their static friction, contacts last so that they have the final word
+/// on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
 /// (`cs.slots`, with the start positions in `cs.starts`, see [`pack`]), each position relative
@@ -26,15 +29,17 @@ use crate::solver::{Sweep, View};
 /// `ps.p` for the serial families, when there are any (and what they did is added back with
 /// [`repack`]), and at the end.
 pub fn project_constraints(
-    method: SolverMethod,
+    params: &SolverParams,
     cs: &mut ConstraintSets,
     ps: &mut ParticleSet,
     bodies: &[Body],
+    clusters: &mut ClusterSet,
     colliders: &[Collider],
-    iterations: u32,
     team: &Team,
 ) {
-    let serial = !(cs.pressure.is_empty()
+    let (method, iterations, h) = (params.method, params.iterations, params.h());
+    let serial = !(clusters.is_empty()
+        && cs.pressure.is_empty()
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
         && cs.contact.is_empty());
@@ -43,7 +48,13 @@ pub fn project_constraints(
     cs.origins
         .extend(starts.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
     let origins = &cs.origins;
-    pack(ps, origins, &mut cs.slots, &mut cs.starts, team);
+    pack(
+        ps,
+        origins,
+        &mut cs.slots,
+        (&mut cs.starts, &mut cs.lost),
+        team,
+    );
     for i in 0..iterations {
         let sweep = Sweep::of_iteration(i);
         match method {
@@ -79,14 +90,19 @@ pub fn project_constraints(
             }
         }
         if serial {
-            unpack(&cs.slots, origins, ps, team);
+            unpack(&cs.slots, origins, &cs.lost, ps, team);
+            clusters.match_shapes(ps, h, iterations, i + 1 == iterations);
             cs.pressure.project_serial(ps);
             cs.attachment.project_serial(ps);
             cs.particle_contact.project_serial(ps);
+            let surface = |j: usize, x| {
+                let c: &Collider = &colliders[j];
+                (c.surface_velocity(x) * h, c.material.static_friction)
+            };
             cs.contact
-                .project_serial(ps, |j, p| colliders[j].shape.distance(p));
+                .project_serial(ps, |j, p| colliders[j].shape.distance(p), surface);
             repack(ps, origins, &mut cs.slots, team);
         }
     }
-    unpack(&cs.slots, origins, ps, team);
+    unpack(&cs.slots, origins, &cs.lost, ps, team);
 }
