@@ -142,10 +142,12 @@ fn bench_pass<const K: usize, Kind: FamilyKind<K>>(
     Family<K, Kind>: Clone,
 {
     let (ps, mut set) = (world.particles(), family(world.constraints()).clone());
-    let mut slots = Vec::new();
-    Team::scope(1, |team| pack(ps, &mut slots, team));
+    let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+    let origins = vec![Vec3::zeros(); world.bodies().len()];
+    let buffers = (&mut starts, &mut lost);
+    Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
     c.bench_function(name, |b| {
-        b.iter(|| set.project_serial(&View::new(&mut slots, &ps.x), Sweep::Forward))
+        b.iter(|| set.project_serial(&View::new(&mut slots, &starts), Sweep::Forward))
     });
 }
 

@@ -40,19 +40,20 @@
 //! [`World::step`] advances one frame in substeps; every substep runs this pipeline, one module
 //! per stage ([`stages`]):
 //!
-//! 1. [`apply_external_forces`](stages::forces): `v += h (g + w f)` (gravity, wind);
-//! 2. [`apply_damping`](stages::damping): global linear damping and Müller's
-//!    rigid-mode-preserving damping;
+//! 1. [`apply_damping`](stages::damping): global linear damping and Müller's
+//!    rigid-mode-preserving damping, both per second (before the forces, so that they do not
+//!    scale a static load);
+//! 2. [`apply_external_forces`](stages::forces): `v += h (g + w f)` (gravity, wind);
 //! 3. [`predict_positions`](stages::predict): `p = x + h v`;
 //! 4. [`generate_contacts`](stages::contacts): particles near colliders (with a swept test for
 //!    fast ones) and near each other;
 //! 5. [`project_constraints`](stages::project): `iterations` passes over the [constraint
-//!    families](constraints) (distance, bending, volume, attachment, contact), each with its
-//!    [stiffness model](constraints::stiffness), scheduled and driven by the [`solver`]
-//!    (Gauss-Seidel, graph-colored in parallel, or Jacobi);
-//! 6. [`match_shapes`](shape_matching::ClusterSet::match_shapes): shape-matching clusters
-//!    (Müller et al. 2005), in a fixed order;
-//! 7. [`update_velocities`](stages::velocities): `v = (p − x) / h`, with friction and
+//!    families](constraints) (distance, bending, volume, attachment, contact with static
+//!    friction) and the shape-matching clusters
+//!    ([`match_shapes`](shape_matching::ClusterSet::match_shapes), Müller et al. 2005, as a
+//!    constraint), each with its [stiffness model](constraints::stiffness), scheduled and driven
+//!    by the [`solver`] (Gauss-Seidel, graph-colored in parallel, or Jacobi);
+//! 6. [`update_velocities`](stages::velocities): `v = (p − x) / h`, with kinetic friction and
 //!    restitution.
 //!
 //! Units are metres, seconds and kilograms; y is up.

@@ -4,6 +4,18 @@ use crate::math::{Real, Vec3};
 use crate::validate::{self, Checked};
 use crate::wind::Gust;
 
+/// The time over which a body's `damping` and a shape-matching cluster's `stiffness`, both
+/// fractions in [0, 1], act as given, s: 1/600 s, a substep at the default settings (1/60 s
+/// frames of 10 substeps). The solver applies them in pieces ([`fraction_over`]) so that their
+/// effect per second does not depend on the substep or iteration count.
+pub const RATE_TIME: Real = 1.0 / 600.0;
+
+/// The fraction to apply over `t` seconds so that applying it every `t` compounds to
+/// `fraction` per [`RATE_TIME`]: `1 − (1 − fraction)^(t / RATE_TIME)` (1 stays 1, 0 stays 0).
+pub fn fraction_over(fraction: Real, t: Real) -> Real {
+    1.0 - (1.0 - fraction).powf(t / RATE_TIME)
+}
+
 /// How the constraint projection visits the constraints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SolverMethod {

@@ -11,9 +11,13 @@ pub struct ParticleSet {
     pub p: Vec<Vec3>,
     /// Velocities, m/s.
     pub v: Vec<Vec3>,
-    /// What f32 rounding left out of the prediction `p = x + h v` (`(p − x) − h v`), m; the
-    /// velocity update takes it back out so that rounding does not eat velocity (see
-    /// [`predict_positions`](crate::stages::predict::predict_positions)).
+    /// What `f32` world coordinates leave out of the start positions: the position is
+    /// `x + residual` (`|residual|` at most half an ulp of `|x|`), m.
+    pub residual: Vec<Vec3>,
+    /// The rounding of the predicted positions: the predicted position is `p − rounding`, m (set
+    /// by [`predict_positions`](crate::stages::predict::predict_positions) and by the
+    /// projection, which works in coordinates relative to a body origin that hold these bits;
+    /// the velocity update uses it so that rounding eats neither velocity nor displacement).
     pub rounding: Vec<Vec3>,
     /// External force accumulated for the current substep (wind), N.
     pub force: Vec<Vec3>,
@@ -41,6 +45,7 @@ impl ParticleSet {
         self.x.push(position);
         self.p.push(position);
         self.v.push(Vec3::zeros());
+        self.residual.push(Vec3::zeros());
         self.rounding.push(Vec3::zeros());
         self.force.push(Vec3::zeros());
         self.inv_mass.push(inv_mass);

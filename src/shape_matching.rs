@@ -6,18 +6,25 @@
 //! For a cluster with rest offsets `qᵢ = x⁰ᵢ − x⁰_cm` and current centre of mass `c`:
 //! `A_pq = Σ mᵢ (pᵢ − c) qᵢᵀ`; `R` is the rotation of `A_pq`; the goal of particle `i` is
 //! `gᵢ = (β A + (1 − β) R) qᵢ + c` with `A = A_pq A_qq⁻¹` scaled to unit determinant (the
-//! "linear" deformation, sec. 4.2); the particle moves by `α (gᵢ − pᵢ)`, `α` the cluster's
-//! stiffness in [0, 1]. Plasticity (sec. 4.4) accumulates the deformation `S = Rᵀ A` into a
+//! "linear" deformation, sec. 4.2); the particle moves by `α (gᵢ − pᵢ)`. Clusters are matched
+//! as a constraint inside the solver's iterations (Macklin et al. 2014, "Unified Particle
+//! Physics for Real-Time Applications", sec. 5), before the contacts, which have the final word;
+//! `α` is the cluster's stiffness, a fraction per [`RATE_TIME`], taken in pieces
+//! ([`fraction_over`]) so that a body is as stiff at any substep and iteration count. Plasticity (sec. 4.4) accumulates the deformation `S = Rᵀ A` into a
 //! plastic matrix `Sₚ` (rest offsets `Sₚ q⁰ᵢ`) when `|S − I|` exceeds the yield.
 
 use crate::math::{Mat3, Quat, Real, Vec3};
+#[cfg(any(test, doc))]
+use crate::params::RATE_TIME;
+use crate::params::fraction_over;
 use crate::particles::ParticleSet;
 use crate::validate::{self, Checked};
 
 /// The material of a cluster.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClusterMaterial {
-    /// Fraction `α` in [0, 1] of the way to the goal positions moved every substep.
+    /// Fraction `α` in [0, 1] of the way to the goal positions moved per [`RATE_TIME`], at any
+    /// substep and iteration count (1: rigid).
     pub stiffness: Real,
     /// Weight `β` in [0, 1] of the linear deformation in the goal (0: rigid goal).
     pub beta: Real,
@@ -141,9 +148,11 @@ impl ClusterSet {
         self.plastic.push(Mat3::identity());
     }
 
-    /// Moves the particles of every cluster, in order, towards their goal positions, over the
-    /// substep of `h` seconds (for plastic creep).
-    pub fn match_shapes(&mut self, ps: &mut ParticleSet, h: Real) {
+    /// Moves the particles of every cluster, in order, towards their goal positions: one of the
+    /// `iterations` iterations of a substep of `h` seconds, each member by the fraction
+    /// [`fraction_over`]`(α, h / iterations)` of the way, so that the iterations of a second
+    /// compound to `α` per [`RATE_TIME`]. Plastic flow (over `h`) follows the `last` iteration.
+    pub fn match_shapes(&mut self, ps: &mut ParticleSet, h: Real, iterations: u32, last: bool) {
         for c in 0..self.len() {
             let range = self.offsets[c]..self.offsets[c + 1];
             let members = &self.members[range.clone()];
@@ -183,14 +192,15 @@ impl ClusterSet {
                 }
                 _ => r,
             };
+            let alpha = fraction_over(mat.stiffness, h / iterations as Real);
             for (&i, qi) in members.iter().zip(&q) {
                 let i = i as usize;
                 if ps.inv_mass[i] > 0.0 {
-                    let dp = (goal * qi + cm - ps.p[i]) * mat.stiffness;
+                    let dp = (goal * qi + cm - ps.p[i]) * alpha;
                     ps.p[i] += dp;
                 }
             }
-            if let (Some(a), true) = (linear, mat.plastic_yield.is_finite()) {
+            if let (Some(a), true, true) = (linear, mat.plastic_yield.is_finite(), last) {
                 self.plastic[c] = flow(sp, r.transpose() * a, &mat, h);
             }
         }
@@ -300,7 +310,7 @@ mod tests {
             ps.p[i] = r * ps.x[i] + t;
         }
         let before = ps.p.clone();
-        set.match_shapes(&mut ps, 0.01);
+        set.match_shapes(&mut ps, 0.01, 1, true);
         for (a, b) in ps.p.iter().zip(&before) {
             assert!((a - b).norm() < 1e-4, "{a:?} vs {b:?}");
         }
@@ -314,7 +324,7 @@ mod tests {
         let w = ps.inv_mass.clone();
         let cm = |p: &[Vec3]| (0..8).map(|i| p[i] / w[i]).sum::<Vec3>();
         let before = cm(&ps.p);
-        set.match_shapes(&mut ps, 0.01);
+        set.match_shapes(&mut ps, 0.01, 1, true);
         assert!((cm(&ps.p) - before).norm() < 1e-4);
         for a in 0..8 {
             for b in 0..8 {
@@ -322,6 +332,37 @@ mod tests {
                 assert!(d < 1e-4, "{a}-{b} off by {d}");
             }
         }
+    }
+
+    #[test]
+    fn stiffness_does_not_depend_on_the_iteration_count() {
+        let material = ClusterMaterial {
+            stiffness: 0.3,
+            ..Default::default()
+        };
+        let deform = |ps: &mut ParticleSet| {
+            ps.p[3] += Vec3::new(0.4, -0.3, 0.2);
+            ps.p[6] -= Vec3::new(0.1, 0.5, 0.0);
+        };
+        let (mut one, mut set) = cube_cluster(material);
+        deform(&mut one);
+        set.match_shapes(&mut one, RATE_TIME, 1, true);
+        let (mut four, mut set) = cube_cluster(material);
+        deform(&mut four);
+        for k in 0..4 {
+            set.match_shapes(&mut four, RATE_TIME, 4, k == 3);
+        }
+        // A rigid goal does not move as the members approach it, so four quarter steps compound
+        // to one step of α: 30% of the way.
+        for (a, b) in one.p.iter().zip(&four.p) {
+            assert!((a - b).norm() < 1e-5, "{a:?} vs {b:?}");
+        }
+        let (mut deformed, _) = cube_cluster(material);
+        deform(&mut deformed);
+        assert!(
+            (one.p[3] - deformed.p[3]).norm() > 0.01,
+            "the cluster moved"
+        );
     }
 
     #[test]
@@ -336,7 +377,7 @@ mod tests {
         for i in 0..8 {
             ps.p[i] = Vec3::new(ps.x[i].x * 1.5, ps.x[i].y, ps.x[i].z / 1.5);
         }
-        set.match_shapes(&mut ps, 0.01);
+        set.match_shapes(&mut ps, 0.01, 1, true);
         assert!((set.plastic[0] - Mat3::identity()).norm() > 0.01);
         assert!((set.plastic[0].determinant() - 1.0).abs() < 1e-4);
     }

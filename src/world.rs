@@ -81,7 +81,7 @@ pub struct World {
     pub(crate) particles: ParticleSet,
     /// All constraints, one flat array per family.
     pub(crate) constraints: ConstraintSets,
-    /// Shape-matching clusters, matched after the constraint projection.
+    /// Shape-matching clusters, matched inside the constraint projection.
     pub(crate) clusters: ClusterSet,
     /// Colliders (static or kinematic); collider `j`'s contact stiffness is material `j` of
     /// `constraints.contact`.
@@ -303,7 +303,8 @@ impl World {
     ) -> Result<(), BuildError> {
         let range = self.points_of(body, positions, "positions")?;
         self.particles.x[range.clone()].copy_from_slice(positions);
-        self.particles.p[range].copy_from_slice(positions);
+        self.particles.p[range.clone()].copy_from_slice(positions);
+        self.particles.residual[range].fill(Vec3::zeros());
         Ok(())
     }
 
@@ -456,6 +457,8 @@ impl World {
             pins.turn(j, c.advance(h));
         }
         clock.lap(Stage::Setup);
+        apply_damping(ps, &self.bodies, p.damping, h);
+        clock.lap(Stage::Damping);
         let wind = Wind {
             mean: p.wind,
             gust: p.gust.as_ref(),
@@ -463,8 +466,6 @@ impl World {
         };
         apply_external_forces(ps, &self.bodies, p.gravity, &wind, h, team);
         clock.lap(Stage::Forces);
-        apply_damping(ps, &self.bodies, p.damping, h);
-        clock.lap(Stage::Damping);
         predict_positions(ps, h, p.max_displacement, team);
         self.collider_pins.place(ps, &self.colliders);
         clock.lap(Stage::Predict);
@@ -475,9 +476,8 @@ impl World {
         let surfaces = &mut self.body_surfaces;
         generate_surface_contacts(ps, &self.bodies, surfaces, &mut cs.surface_contact);
         clock.lap(Stage::CollisionDetection);
-        self.clusters.match_shapes(ps, h);
-        clock.lap(Stage::ShapeMatching);
-        project_constraints(p.method, cs, ps, p.iterations, team, clock);
+        let (bodies, clusters, colliders) = (&self.bodies, &mut self.clusters, &self.colliders);
+        project_constraints(p, cs, ps, bodies, clusters, colliders, team, clock);
         let (contacts, pairs, surfaces) = (&cs.contact, &cs.particle_contact, &cs.surface_contact);
         update_velocities(
             ps,

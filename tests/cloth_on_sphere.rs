@@ -4,6 +4,21 @@ use std::path::Path;
 use supple::params::SolverMethod;
 use supple::scene::load_scene;
 use supple::stats::FrameStats;
+use supple::world::World;
+
+/// The deepest a particle's surface (its centre less its thickness) is inside any collider, m
+/// (0 when none is).
+fn surface_penetration(world: &World) -> f32 {
+    let ps = world.particles();
+    world
+        .colliders()
+        .iter()
+        .flat_map(|c| {
+            let inside = |(&x, r): (&supple::Vec3, &f32)| r - c.shape.distance(x).0;
+            ps.x.iter().zip(&ps.radius).map(inside)
+        })
+        .fold(0.0, f32::max)
+}
 
 #[test]
 fn draped_cloth_never_penetrates_and_comes_to_rest() {
@@ -26,7 +41,7 @@ fn drapes(method: SolverMethod) {
     let mut deepest = 0.0f32;
     for _ in 0..300 {
         world.step().unwrap();
-        deepest = deepest.max(FrameStats::measure(&world).max_penetration);
+        deepest = deepest.max(surface_penetration(&world));
     }
     let stats = FrameStats::measure(&world);
     assert!(

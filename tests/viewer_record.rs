@@ -52,10 +52,7 @@ fn a_gif_has_one_picture_per_stride_and_they_move() {
     assert_eq!(recording.pictures(), 6);
     match record(world(), "default", &recording) {
         Err(e) if matches!(e.downcast_ref(), Some(ViewerError::NoAdapter(_))) => {
-            println!(
-                "SKIPPED: no Vulkan adapter ({e}); install mesa-vulkan-drivers to run this test"
-            );
-            return;
+            return viewer_helper::no_vulkan(&e.to_string());
         }
         result => result.unwrap(),
     }
@@ -97,7 +94,7 @@ fn a_video_is_written_by_ffmpeg_or_refused_without_it() {
         .is_ok_and(|o| o.status.success());
     match record(world(), "default", &recording) {
         Err(e) if matches!(e.downcast_ref(), Some(ViewerError::NoAdapter(_))) => {
-            println!("SKIPPED: no Vulkan adapter ({e})");
+            viewer_helper::no_vulkan(&e.to_string());
         }
         Err(e) if !ffmpeg => {
             assert!(e.to_string().contains("needs ffmpeg on the PATH"), "{e}");

@@ -22,10 +22,7 @@ fn screenshot_shows_the_cloth_and_it_moves() {
     let later = dir.path().join("frame60.png");
     match screenshot(world(), "default", 1, &first) {
         Err(e) if matches!(e.downcast_ref(), Some(ViewerError::NoAdapter(_))) => {
-            println!(
-                "SKIPPED: no Vulkan adapter ({e}); install mesa-vulkan-drivers to run this test"
-            );
-            return;
+            return viewer_helper::no_vulkan(&e.to_string());
         }
         result => result.unwrap(),
     }
@@ -78,8 +75,7 @@ fn a_successful_screenshot_prints_no_error() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stderr.contains("Vulkan") && !output.status.success() {
-        println!("SKIPPED: no Vulkan adapter ({stderr}); install mesa-vulkan-drivers");
-        return;
+        return viewer_helper::no_vulkan(&stderr);
     }
     assert!(output.status.success(), "{stderr}");
     assert!(shot.exists());

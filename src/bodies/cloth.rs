@@ -186,7 +186,8 @@ pub struct ClothDesc {
     pub bend: Option<(Stiffness, BendKind)>,
     /// Collision distance, m (default 0.01).
     pub thickness: Real,
-    /// Müller 2007 damping in [0, 1] (default 0).
+    /// Müller 2007 damping in [0, 1]: the fraction of non-rigid velocity removed per
+    /// [`RATE_TIME`](crate::params::RATE_TIME) (default 0).
     pub damping: Real,
     /// Aerodynamic coefficient `½ ρ C_d`, kg/m³ (default 0: no air).
     pub drag: Real,

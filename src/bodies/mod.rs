@@ -51,7 +51,7 @@ pub struct Body {
     /// [`surface`](Body::surface) vertices (its particles, or its skinned vertices).
     pub triangles: Vec<[u32; 3]>,
     /// Müller et al. 2007 damping coefficient in [0, 1]: the fraction of non-rigid velocity
-    /// removed every substep (0: none).
+    /// removed per [`RATE_TIME`](crate::params::RATE_TIME), whatever the substep count (0: none).
     pub damping: Real,
     /// Aerodynamic coefficient `½ ρ C_d` of a cloth, kg/m³ (0: no air).
     pub drag: Real,

@@ -33,7 +33,8 @@ pub struct RopeDesc {
     pub bend: Option<Stiffness>,
     /// Collision distance, m (default 0.01).
     pub thickness: Real,
-    /// Müller 2007 damping in [0, 1] (default 0).
+    /// Müller 2007 damping in [0, 1]: the fraction of non-rigid velocity removed per
+    /// [`RATE_TIME`](crate::params::RATE_TIME) (default 0).
     pub damping: Real,
     /// Make the whole rope one shape-matching cluster with this material (default none).
     pub shape: Option<ClusterMaterial>,

@@ -88,7 +88,8 @@ pub struct SoftMaterial {
     pub shape: ClusterMaterial,
     /// Collision distance of the particles, m (default 0.01).
     pub thickness: Real,
-    /// Müller 2007 damping in [0, 1] (default 0).
+    /// Müller 2007 damping in [0, 1]: the fraction of non-rigid velocity removed per
+    /// [`RATE_TIME`](crate::params::RATE_TIME) (default 0).
     pub damping: Real,
 }
 

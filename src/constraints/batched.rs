@@ -340,11 +340,13 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
     use crate::solver::view::{pack, unpack};
     let run = |project: &dyn Fn(&mut super::family::Family<K, Kind>, &View)| {
         let mut set = set.clone();
-        let mut slots = Vec::new();
-        Team::scope(1, |team| pack(ps, &mut slots, team));
-        project(&mut set, &View::new(&mut slots, &ps.x));
+        let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+        let origins = [crate::math::Vec3::zeros()];
+        let buffers = (&mut starts, &mut lost);
+        Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
+        project(&mut set, &View::new(&mut slots, &starts));
         let mut out = ps.clone();
-        Team::scope(1, |team| unpack(&slots, &mut out, team));
+        Team::scope(1, |team| unpack(&slots, &origins, &lost, &mut out, team));
         (out.p, set.lambda)
     };
     let scalar = run(&|set, v| {

@@ -4,7 +4,8 @@ use super::stiffness::{Coeffs, MaterialTable, delta_lambda};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 
-/// How a contact responds in the velocity update: Coulomb friction and restitution.
+/// How a contact responds: Coulomb friction (static in the position solve, see
+/// [`static_friction`]; kinetic in the velocity update) and restitution.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactMaterial {
     /// Coulomb static friction coefficient (default 0.3).
@@ -57,6 +58,19 @@ pub fn solve_contact(c: Real, n: Vec3, w: Real, lambda: Real, k: &Coeffs) -> (Ve
     (n * (w * k.scale * dl), dl)
 }
 
+/// Static friction inside the position solve (Macklin et al. 2014, "Unified Particle Physics for
+/// Real-Time Applications", sec. 6.1; Müller et al. 2020, "Detailed Rigid Body Simulation with
+/// Extended Position Based Dynamics", eqs. 22–26): a contact of unit normal `n` that has pushed
+/// the two sides apart by `depth` m in this substep (its normal correction `w s λ`) holds when
+/// the tangential part `Δx_t` of their relative displacement `dx` over the substep is within the
+/// friction cone, `|Δx_t| ≤ μ_s depth`. Returns `Δx_t`, the displacement to take back, or `None`
+/// when the contact slides (kinetic friction then acts on the velocities).
+#[inline]
+pub fn static_friction(dx: Vec3, n: Vec3, depth: Real, mu_s: Real) -> Option<Vec3> {
+    let dx_t = dx - n * n.dot(&dx);
+    (dx_t.norm() <= mu_s * depth).then_some(dx_t)
+}
+
 impl ContactSet {
     /// Number of contacts.
     pub fn len(&self) -> usize {
@@ -95,21 +109,31 @@ impl ContactSet {
     /// Projects every contact in order, with the signed distance `φ(p) = n·p − o` of its
     /// tangent plane: the side of the collider where the contact was generated, which a
     /// particle that other constraints pull deep into a thin collider is pushed back to (the
-    /// closest point would push it out of the far side).
-    pub fn project_serial(&mut self, ps: &mut ParticleSet) {
+    /// closest point would push it out of the far side). A contact that pushes then applies
+    /// [`static_friction`] to the particle's displacement relative to the surface, `surface(j, x)`
+    /// giving the displacement over the substep of collider `j`'s surface at `x` and its static
+    /// friction coefficient.
+    pub fn project_serial(
+        &mut self,
+        ps: &mut ParticleSet,
+        surface: impl Fn(usize, Vec3) -> (Vec3, Real),
+    ) {
         for c in 0..self.particle.len() {
             let (i, j) = (self.particle[c] as usize, self.collider[c] as usize);
             let (n, o) = self.plane[c];
             let phi = n.dot(&ps.p[i]) - o;
-            let (dp, dl) = solve_contact(
-                phi - ps.radius[i],
-                n,
-                ps.inv_mass[i],
-                self.lambda[c],
-                &self.materials.coeffs[j],
-            );
+            let (w, k) = (ps.inv_mass[i], &self.materials.coeffs[j]);
+            let (dp, dl) = solve_contact(phi - ps.radius[i], n, w, self.lambda[c], k);
             ps.p[i] += dp;
             self.lambda[c] += dl;
+            if self.lambda[c] > 0.0 {
+                let (motion, mu_s) = surface(j, ps.x[i]);
+                let dx = (ps.p[i] - ps.x[i]) - motion;
+                let depth = w * k.scale * self.lambda[c];
+                if let Some(back) = static_friction(dx, n, depth, mu_s) {
+                    ps.p[i] -= back;
+                }
+            }
         }
     }
 }
@@ -133,6 +157,15 @@ mod tests {
             solve_contact(0.05, Vec3::y(), 1.0, 0.0, &k),
             (Vec3::zeros(), 0.0)
         );
+    }
+
+    #[test]
+    fn static_friction_holds_inside_the_cone_only() {
+        let dx = Vec3::new(0.003, -0.01, 0.004);
+        // Tangential displacement 5 mm; pushed out by 10 mm: held by μ_s ≥ 0.5.
+        let back = static_friction(dx, Vec3::y(), 0.01, 0.6).unwrap();
+        assert!((back - Vec3::new(0.003, 0.0, 0.004)).norm() < 1e-9);
+        assert_eq!(static_friction(dx, Vec3::y(), 0.01, 0.4), None);
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub use surface_contact::SurfaceContactSet;
 pub use tether::TetherSet;
 pub use volume::{PressureSet, TetVolumeSet};
 
+use crate::math::Vec3;
 use crate::solver::JacobiScratch;
 use crate::solver::Slot;
 use crate::solver::Team;
@@ -52,6 +53,14 @@ pub struct ConstraintSets {
     /// The projection's working copy of the predicted positions and inverse masses (see
     /// [`pack`](crate::solver::view::pack)).
     pub slots: Vec<Slot>,
+    /// The substep's start positions beside `slots`, relative to the same origins, m.
+    pub starts: Vec<Vec3>,
+    /// What the slots' `f32` positions leave out of the exact relative positions, m (see
+    /// [`pack`](crate::solver::view::pack)).
+    pub lost: Vec<Vec3>,
+    /// The origin of each body's slots in the current substep: the start position of its first
+    /// particle, m (see [`view`](crate::solver::view)).
+    pub origins: Vec<Vec3>,
     /// Particle-particle contacts of the current substep.
     pub particle_contact: ParticleContactSet,
     /// Particle-surface contacts of the current substep (stiffness: the particle contacts').

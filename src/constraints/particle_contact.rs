@@ -1,7 +1,7 @@
 //! Contacts between two particles (cloth self-collision, and any body against any other),
 //! regenerated every substep from the spatial hash.
 
-use super::contact::ContactMaterial;
+use super::contact::{ContactMaterial, static_friction};
 use super::distance::PairCorrection;
 use super::stiffness::{Coeffs, MaterialTable, Stiffness, delta_lambda};
 use crate::math::{Real, Vec3};
@@ -99,23 +99,32 @@ impl ParticleContactSet {
         self.lambda.push(0.0);
     }
 
-    /// Projects every contact in order.
+    /// Projects every contact in order; a contact that pushes then applies [`static_friction`]
+    /// to the pair's relative displacement over the substep, each particle taking the share
+    /// `w_i / (w_a + w_b)` of the take-back (which keeps the pair's momentum).
     pub fn project_serial(&mut self, ps: &mut ParticleSet) {
         let k = self.materials.coeffs[0];
+        let mu_s = self.response.static_friction;
         for c in 0..self.ids.len() {
             let [a, b] = self.ids[c].map(|i| i as usize);
-            if let Some(r) = solve_particle_contact(
-                ps.p[a],
-                ps.inv_mass[a],
-                ps.p[b],
-                ps.inv_mass[b],
-                self.distance[c],
-                self.lambda[c],
-                &k,
-            ) {
-                ps.p[a] += r.dp0;
-                ps.p[b] += r.dp1;
-                self.lambda[c] += r.delta_lambda;
+            let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
+            let d = self.distance[c];
+            let Some(r) = solve_particle_contact(ps.p[a], wa, ps.p[b], wb, d, self.lambda[c], &k)
+            else {
+                continue;
+            };
+            ps.p[a] += r.dp0;
+            ps.p[b] += r.dp1;
+            self.lambda[c] += r.delta_lambda;
+            let (w, diff) = (wa + wb, ps.p[a] - ps.p[b]);
+            let len = diff.norm();
+            if self.lambda[c] > 0.0 && w > 0.0 && len > Real::EPSILON {
+                let dx = (ps.p[a] - ps.x[a]) - (ps.p[b] - ps.x[b]);
+                let depth = w * k.scale * self.lambda[c];
+                if let Some(back) = static_friction(dx, diff / len, depth, mu_s) {
+                    ps.p[a] -= back * (wa / w);
+                    ps.p[b] += back * (wb / w);
+                }
             }
         }
     }

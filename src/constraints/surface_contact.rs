@@ -7,6 +7,7 @@
 //! triangle times each corner's skinning weights in its tet. With the normal fixed when the
 //! contact is generated, the constraint is linear in the positions, so its gradient is exact.
 
+use super::contact::static_friction;
 use super::stiffness::{Coeffs, delta_lambda};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
@@ -121,20 +122,43 @@ impl SurfaceContactSet {
         self.lambda.push(0.0);
     }
 
-    /// Projects every contact in order with the stiffness `k`.
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, k: &Coeffs) {
+    /// Projects every contact in order with the stiffness `k`; a contact that pushes then
+    /// applies [`static_friction`] (coefficient `mu_s`) to the relative displacement over the
+    /// substep of the particle and its surface point, the particle taking the share `w_q / W` of
+    /// the take-back and surface particle `j` the share `−wⱼ βⱼ / W`, `W = w_q + Σⱼ wⱼ βⱼ²`
+    /// (which keeps momentum).
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, k: &Coeffs, mu_s: Real) {
         for c in 0..self.len() {
             let (q, ids, beta) = (self.particle[c] as usize, &self.ids[c], &self.weights[c]);
             let x = ids.map(|j| ps.p[j as usize]);
             let w = ids.map(|j| ps.inv_mass[j as usize]);
             let n = self.normal[c];
             let (w_q, d, lambda) = (ps.inv_mass[q], self.distance[c], self.lambda[c]);
-            if let Some(r) = solve_surface_contact(ps.p[q], w_q, &x, &w, beta, n, d, lambda, k) {
-                ps.p[q] += r.dq;
+            let Some(r) = solve_surface_contact(ps.p[q], w_q, &x, &w, beta, n, d, lambda, k) else {
+                continue;
+            };
+            ps.p[q] += r.dq;
+            for j in 0..SURFACE_PARTICLES {
+                ps.p[ids[j] as usize] -= r.g * (w[j] * beta[j]);
+            }
+            self.lambda[c] += r.delta_lambda;
+            let total = w_q
+                + (0..SURFACE_PARTICLES)
+                    .map(|j| w[j] * beta[j] * beta[j])
+                    .sum::<Real>();
+            if self.lambda[c] <= 0.0 || total <= 0.0 {
+                continue;
+            }
+            let moved = |i: usize| ps.p[i] - ps.x[i];
+            let surface: Vec3 = (0..SURFACE_PARTICLES)
+                .map(|j| moved(ids[j] as usize) * beta[j])
+                .sum();
+            let depth = total * k.scale * self.lambda[c];
+            if let Some(back) = static_friction(moved(q) - surface, n, depth, mu_s) {
+                ps.p[q] -= back * (w_q / total);
                 for j in 0..SURFACE_PARTICLES {
-                    ps.p[ids[j] as usize] -= r.g * (w[j] * beta[j]);
+                    ps.p[ids[j] as usize] += back * (w[j] * beta[j] / total);
                 }
-                self.lambda[c] += r.delta_lambda;
             }
         }
     }

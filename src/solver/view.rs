@@ -1,6 +1,14 @@
 //! The particles as the projection sees them: predicted positions packed beside inverse masses
 //! in 16-byte [`Slot`]s, and the raw [`Positions`] view through which the threads of a colored
 //! pass read and write single particles.
+//!
+//! Positions in the slots are relative to a per-body origin (the start position of the body's
+//! first particle, chosen every substep), so that the projection keeps the precision of
+//! coordinates the size of the body wherever the body is: in world coordinates a correction
+//! smaller than half an ulp of `|p|` (61 µm at 1 km) is lost while the XPBD multiplier that
+//! asked for it keeps growing, which made a material softer far from the origin. What `f32`
+//! world coordinates cannot hold of a position is kept beside it (see
+//! [`ParticleSet::rounding`] and [`ParticleSet::residual`]).
 
 use super::team::Team;
 use crate::math::{Real, Vec3};
@@ -94,7 +102,7 @@ impl<'a> Positions<'a> {
 pub struct View<'a> {
     /// Predicted positions `p` (m) and inverse masses (1/kg).
     pub p: Positions<'a>,
-    /// Positions at the start of the substep, m.
+    /// Positions at the start of the substep, relative to the same origins as `p`, m.
     pub x: &'a [Vec3],
 }
 
@@ -132,25 +140,90 @@ impl Slot {
     }
 }
 
-/// Copies the predicted positions `p` and the inverse masses of `ps` into `slots`, one [`Slot`]
-/// per particle (resized to fit; it allocates only when the particle count grows), spread over
-/// `team`.
-pub fn pack(ps: &ParticleSet, slots: &mut Vec<Slot>, team: &Team) {
+/// Copies the predicted positions (`p − rounding`) and the inverse masses of `ps` into `slots`,
+/// one [`Slot`] per particle, and the substep's start positions (`x + residual`) into
+/// `starts`, both relative to the origin of their body (`origins[body]`);
+/// the buffers are resized to fit (they allocate only when the particle count grows). Spread
+/// over `team`.
+///
+/// `lost` receives, per particle, what the slot's `f32` position leaves out of the exact
+/// relative position (computed without rounding by [`two_sum`]); [`unpack`] adds it back.
+pub fn pack(
+    ps: &ParticleSet,
+    origins: &[Vec3],
+    slots: &mut Vec<Slot>,
+    (starts, lost): (&mut Vec<Vec3>, &mut Vec<Vec3>),
+    team: &Team,
+) {
     slots.resize(ps.len(), Slot::default());
-    let fields = (&mut slots[..], &ps.p[..], &ps.inv_mass[..]);
-    team.for_each_chunk(fields, |_, (slots, p, inv_mass)| {
-        for ((s, &p), &w) in slots.iter_mut().zip(p).zip(inv_mass) {
-            *s = Slot { p, w };
+    starts.resize(ps.len(), Vec3::zeros());
+    lost.resize(ps.len(), Vec3::zeros());
+    let fields = (
+        (&mut slots[..], &mut starts[..], &mut lost[..]),
+        ((&ps.p[..], &ps.rounding[..]), (&ps.x[..], &ps.residual[..])),
+        (&ps.inv_mass[..], &ps.body[..]),
+    );
+    team.for_each_chunk(
+        fields,
+        |_, ((slots, starts, lost), (p, x), (inv_mass, body))| {
+            let p = p.0.iter().zip(p.1);
+            let x = x.0.iter().zip(x.1);
+            for ((((s, start), lost), ((&p, &r), (&x, &e))), (&w, &b)) in slots
+                .iter_mut()
+                .zip(starts)
+                .zip(lost)
+                .zip(p.zip(x))
+                .zip(inv_mass.iter().zip(body))
+            {
+                let o = origins[b as usize];
+                let (d, err) = two_sum(p, -o);
+                let (local, left) = two_sum(d, err - r);
+                *s = Slot { p: local, w };
+                *lost = left;
+                let (d, err) = two_sum(x, -o);
+                *start = d + (err + e);
+            }
+        },
+    );
+}
+
+/// `a + b` rounded, and its rounding error: `a + b` is exactly their sum (Knuth's TwoSum, per
+/// component).
+#[inline(always)]
+pub fn two_sum(a: Vec3, b: Vec3) -> (Vec3, Vec3) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// Copies the positions of `slots` (from [`pack`] with the same `origins` and `lost`) back into
+/// the predicted positions of `ps`, in world coordinates, with their rounding in `ps.rounding`;
+/// spread over `team`.
+pub fn unpack(slots: &[Slot], origins: &[Vec3], lost: &[Vec3], ps: &mut ParticleSet, team: &Team) {
+    let fields = (
+        (&mut ps.p[..], &mut ps.rounding[..]),
+        (slots, lost),
+        &ps.body[..],
+    );
+    team.for_each_chunk(fields, |_, ((p, rounding), (slots, lost), body)| {
+        let slots = slots.iter().zip(lost);
+        for (((p, r), (s, &lost)), &b) in p.iter_mut().zip(rounding).zip(slots).zip(body) {
+            let (world, err) = two_sum(s.p, origins[b as usize]);
+            *p = world;
+            *r = -(err + lost);
         }
     });
 }
 
-/// Copies the positions of `slots` (from [`pack`]) back into the predicted positions of `ps`,
-/// spread over `team`.
-pub fn unpack(slots: &[Slot], ps: &mut ParticleSet, team: &Team) {
-    team.for_each_chunk((&mut ps.p[..], slots), |_, (p, slots)| {
-        for (p, s) in p.iter_mut().zip(slots) {
-            *p = s.p;
+/// Adds to `slots` what was done to the predicted positions of `ps` since [`unpack`] wrote them
+/// (with the same `origins`): a particle nobody moved keeps its slot, with the bits that world
+/// coordinates cannot hold, and a moved one gets the move. Spread over `team`.
+pub fn repack(ps: &ParticleSet, origins: &[Vec3], slots: &mut [Slot], team: &Team) {
+    let fields = (slots, &ps.p[..], &ps.body[..]);
+    team.for_each_chunk(fields, |_, (slots, p, body)| {
+        for ((s, &p), &b) in slots.iter_mut().zip(p).zip(body) {
+            let o = origins[b as usize];
+            s.p += p - (s.p + o);
         }
     });
 }

@@ -2,17 +2,25 @@
 
 use crate::bodies::Body;
 use crate::math::{Mat3, Real, Vec3};
+use crate::params::fraction_over;
 use crate::particles::ParticleSet;
 use std::ops::Range;
 
-/// Global linear damping `v ← v·exp(−c h)` (`c` in 1/s), then each body's Müller damping.
+/// Global linear damping `v ← v·exp(−c h)` (`c` in 1/s), then each body's Müller damping with
+/// its fraction `k` per [`RATE_TIME`](crate::params::RATE_TIME) turned into the fraction
+/// [`fraction_over`]`(k, h)` per substep: both decay by the same factor per second at any
+/// substep count.
+///
+/// The step runs it before the external forces, on the velocities the previous substep left:
+/// damped after gravity, a resting body's velocity `g h` would lose `exp(−c h)` of it every
+/// substep, and its weight on what holds it with it.
 pub fn apply_damping(ps: &mut ParticleSet, bodies: &[Body], c: Real, h: Real) {
     if c > 0.0 {
         let factor = (-c * h).exp();
         ps.v.iter_mut().for_each(|v| *v *= factor);
     }
     for body in bodies.iter().filter(|b| b.damping > 0.0) {
-        damp_non_rigid(ps, body.particles.clone(), body.damping);
+        damp_non_rigid(ps, body.particles.clone(), fraction_over(body.damping, h));
     }
 }
 

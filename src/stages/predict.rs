@@ -4,7 +4,8 @@ use crate::math::Real;
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 
-/// `p ← x + h v` for every particle, remembering the rounding error `(p − x) − h v`.
+/// `p ← x + h v` for every particle, remembering the rounding error: the predicted position is
+/// `x + residual + h v` = `p − rounding`.
 ///
 /// With `max_displacement = k > 0`, the displacement `h v` of a particle of radius `r` is
 /// clamped to length `k r`: its speed to `k r / h`. Collider contacts are generated within `2 r`,
@@ -16,28 +17,34 @@ use crate::solver::Team;
 /// In `f32` a displacement `h v` much smaller than `|x|` loses low bits when added to `x`, and
 /// the velocity update `v = (p − x) / h` would turn that loss into lost velocity: a body falling
 /// from 100 m in 1 ms substeps loses a fifth of its speed in one second. `p − x` is exact
-/// (Sterbenz), so the error is known and [`update_velocities`](super::update_velocities) removes
-/// it: velocities then evolve as in exact arithmetic, and positions keep only the rounding of each
-/// step, which does not accumulate into speed.
+/// (Sterbenz), so the error is known: the projection starts from the exact prediction (in
+/// coordinates relative to the body's origin, see [`view`](crate::solver::view)) and
+/// [`update_velocities`](super::update_velocities) keeps what world coordinates cannot hold in
+/// `residual`, so that positions and velocities evolve as in exact arithmetic and `x` is their
+/// rounding.
 ///
 /// Particles are spread over `team`.
 pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, team: &Team) {
     let fields = (
-        &mut ps.p[..],
-        &mut ps.rounding[..],
-        &ps.x[..],
-        &ps.v[..],
-        &ps.radius[..],
+        (&mut ps.p[..], &mut ps.rounding[..]),
+        (&ps.x[..], &ps.residual[..]),
+        (&ps.v[..], &ps.radius[..]),
     );
-    team.for_each_chunk(fields, |_, (p, rounding, x, v, radius)| {
-        for ((((p, r), x), v), radius) in p.iter_mut().zip(rounding).zip(x).zip(v).zip(radius) {
+    team.for_each_chunk(fields, |_, ((p, rounding), (x, residual), (v, radius))| {
+        let start = x.iter().zip(residual);
+        for (((p, r), (x, residual)), (v, radius)) in p
+            .iter_mut()
+            .zip(rounding)
+            .zip(start)
+            .zip(v.iter().zip(radius))
+        {
             let mut step = v * h;
             let (len, max) = (step.norm(), max_displacement * radius);
             if max > 0.0 && len > max {
                 step *= max / len;
             }
             *p = x + step;
-            *r = (*p - x) - step;
+            *r = ((*p - x) - step) - residual;
         }
     });
 }

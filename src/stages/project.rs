@@ -1,47 +1,72 @@
 //! Stage 5: constraint projection.
 
+use crate::bodies::Body;
+use crate::collision::Collider;
 use crate::constraints::ConstraintSets;
-use crate::params::SolverMethod;
+use crate::math::Vec3;
+use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
+use crate::shape_matching::ClusterSet;
 use crate::solver::Team;
-use crate::solver::view::{pack, unpack};
+use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{Sweep, View};
 use crate::stats::{Stage, StageClock};
 
-/// Runs `iterations` passes over every constraint family: stretch, distance bending, dihedral
-/// bending and tet volumes (each visited as `method` says, forward on even iterations and
-/// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
-/// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
-/// see [`JacobiScratch`](crate::solver::JacobiScratch)), then the tethers (one color, in
-/// parallel over `team` with every method, see [`TetherSet`](crate::constraints::TetherSet)),
-/// then serially enclosed volumes, attachments, particle-particle contacts, particle-surface
-/// contacts and collider contacts, contacts last so that they
-/// have the final word on penetration.
+/// Runs `params.iterations` passes over every constraint family of a substep of `params.h()`:
+/// stretch, distance bending, dihedral bending and tet volumes (each visited as `params.method`
+/// says, forward on even iterations and backward on odd ones; `colored` spreads the blocks of a
+/// color over `team`, whose leader calls this; `jacobi` sums each family's corrections over
+/// `team` and extrapolates every iteration, see [`JacobiScratch`](crate::solver::JacobiScratch)),
+/// then the tethers (one color, in parallel over `team` with every method, see
+/// [`TetherSet`](crate::constraints::TetherSet)), then serially shape matching (a constraint
+/// inside the iterations, see [`ClusterSet::match_shapes`]), enclosed volumes, attachments,
+/// particle-particle contacts, particle-surface contacts and collider contacts with their static
+/// friction, contacts last so that they have the final word on penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
-/// (`cs.slots`, see [`pack`]); the copy is written back to `ps.p` for the serial
-/// families, when there are any, and at the end. Each family's passes are timed on `clock` as its
-/// [`Stage`] (an empty family's few nanoseconds go to the next), the copies as [`Stage::Pack`].
+/// (`cs.slots`, with the start positions in `cs.starts`, see [`pack`]), each position relative
+/// to its body's origin (`cs.origins`: the start position of the body's first particle; see
+/// [`view`](crate::solver::view)), so that the projection's precision does not depend on where
+/// the body is. The copy is written back to `ps.p` for the serial families, when there are any
+/// (and what they did is added back with [`repack`]), and at the end. Each family's passes are
+/// timed on `clock` as its [`Stage`] (an empty family's few nanoseconds go to the next), the
+/// copies as [`Stage::Pack`].
+#[allow(clippy::too_many_arguments)]
 pub fn project_constraints(
-    method: SolverMethod,
+    params: &SolverParams,
     cs: &mut ConstraintSets,
     ps: &mut ParticleSet,
-    iterations: u32,
+    bodies: &[Body],
+    clusters: &mut ClusterSet,
+    colliders: &[Collider],
     team: &Team,
     clock: &mut StageClock,
 ) {
-    let serial = !(cs.pressure.is_empty()
+    let (method, iterations, h) = (params.method, params.iterations, params.h());
+    let serial = !(clusters.is_empty()
+        && cs.pressure.is_empty()
         && cs.attachment.ids.is_empty()
         && cs.particle_contact.is_empty()
         && cs.surface_contact.is_empty()
         && cs.contact.is_empty());
-    pack(ps, &mut cs.slots, team);
+    cs.origins.clear();
+    let starts = bodies.iter().map(|b| ps.x.get(b.particles.start));
+    cs.origins
+        .extend(starts.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
+    let origins = &cs.origins;
+    pack(
+        ps,
+        origins,
+        &mut cs.slots,
+        (&mut cs.starts, &mut cs.lost),
+        team,
+    );
     clock.lap(Stage::Pack);
     for i in 0..iterations {
         let sweep = Sweep::of_iteration(i);
         match method {
             SolverMethod::GaussSeidel => {
-                let v = View::new(&mut cs.slots, &ps.x);
+                let v = View::new(&mut cs.slots, &cs.starts);
                 cs.stretch.project_serial(&v, sweep);
                 clock.lap_if(!cs.stretch.is_empty(), Stage::Stretch);
                 cs.bend_distance.project_serial(&v, sweep);
@@ -52,7 +77,7 @@ pub fn project_constraints(
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
             }
             SolverMethod::Colored => {
-                let v = View::new(&mut cs.slots, &ps.x);
+                let v = View::new(&mut cs.slots, &cs.starts);
                 cs.stretch.project_colored(&v, sweep, team);
                 clock.lap_if(!cs.stretch.is_empty(), Stage::Stretch);
                 cs.bend_distance.project_colored(&v, sweep, team);
@@ -63,7 +88,7 @@ pub fn project_constraints(
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
             }
             SolverMethod::Jacobi => {
-                let (slots, x, scratch) = (&mut cs.slots, &ps.x, &mut cs.jacobi);
+                let (slots, x, scratch) = (&mut cs.slots, &cs.starts, &mut cs.jacobi);
                 scratch.begin_iteration(i, slots, team);
                 clock.lap(Stage::Pack);
                 cs.stretch.project_jacobi(slots, x, scratch, 0, i, team);
@@ -90,8 +115,10 @@ pub fn project_constraints(
             clock.lap(Stage::Tether);
         }
         if serial {
-            unpack(&cs.slots, ps, team);
+            unpack(&cs.slots, origins, &cs.lost, ps, team);
             clock.lap(Stage::Pack);
+            clusters.match_shapes(ps, h, iterations, i + 1 == iterations);
+            clock.lap_if(!clusters.is_empty(), Stage::ShapeMatching);
             cs.pressure.project_serial(ps);
             clock.lap_if(!cs.pressure.is_empty(), Stage::Pressure);
             cs.attachment.project_serial(ps);
@@ -99,14 +126,19 @@ pub fn project_constraints(
             cs.particle_contact.project_serial(ps);
             clock.lap_if(!cs.particle_contact.is_empty(), Stage::ParticleContact);
             let k = cs.particle_contact.materials.coeffs[0];
-            cs.surface_contact.project_serial(ps, &k);
+            let mu_s = cs.particle_contact.response.static_friction;
+            cs.surface_contact.project_serial(ps, &k, mu_s);
             clock.lap_if(!cs.surface_contact.is_empty(), Stage::SurfaceContact);
-            cs.contact.project_serial(ps);
+            let surface = |j: usize, x| {
+                let c: &Collider = &colliders[j];
+                (c.surface_velocity(x) * h, c.material.static_friction)
+            };
+            cs.contact.project_serial(ps, surface);
             clock.lap_if(!cs.contact.is_empty(), Stage::Contact);
-            pack(ps, &mut cs.slots, team);
+            repack(ps, origins, &mut cs.slots, team);
             clock.lap(Stage::Pack);
         }
     }
-    unpack(&cs.slots, ps, team);
+    unpack(&cs.slots, origins, &cs.lost, ps, team);
     clock.lap(Stage::Pack);
 }

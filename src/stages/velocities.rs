@@ -11,19 +11,16 @@ use crate::solver::Team;
 /// contact applied this substep: static friction removes `v_t` when `|v_t| ≤ μ_s Δv_n`, kinetic
 /// friction otherwise removes `μ_k Δv_n` of it (Müller et al. 2020, "Detailed Rigid Body
 /// Simulation with Extended Position Based Dynamics", eq. 30). Returns the new tangential
-/// velocity and whether the contact sticks.
+/// velocity. (A sticking contact has already held its position in the solve, see
+/// [`static_friction`](crate::constraints::contact::static_friction); this removes what is left
+/// of its tangential velocity.)
 #[inline]
-pub fn apply_friction(
-    vt: Vec3,
-    dvn: Real,
-    static_friction: Real,
-    kinetic_friction: Real,
-) -> (Vec3, bool) {
+pub fn apply_friction(vt: Vec3, dvn: Real, static_friction: Real, kinetic_friction: Real) -> Vec3 {
     let len = vt.norm();
     if len <= static_friction * dvn {
-        (Vec3::zeros(), true)
+        Vec3::zeros()
     } else {
-        (vt * (1.0 - (kinetic_friction * dvn).min(len) / len), false)
+        vt * (1.0 - (kinetic_friction * dvn).min(len) / len)
     }
 }
 
@@ -44,13 +41,12 @@ pub fn restitution_velocity(approach: Real, vn: Real, e: Real, g: Real, h: Real)
 
 /// One contact's velocity response, on the relative velocity `v` of the two sides at a contact
 /// of unit normal `n`: its normal and tangential parts before (`vn`, `vt`) and after (`vn_new`,
-/// `vt_new`) friction and restitution, and whether the contact sticks.
+/// `vt_new`) friction and restitution.
 struct Response {
     vn: Real,
     vt: Vec3,
     vn_new: Real,
     vt_new: Vec3,
-    stuck: bool,
 }
 
 /// Friction and restitution at a contact that pushed with multiplier `λ > 0` in this substep,
@@ -71,27 +67,25 @@ fn respond(
     let vn = n.dot(&v);
     let vt = v - n * vn;
     let dvn = w * scale * lambda / h;
-    let (vt_new, stuck) =
-        apply_friction(vt, dvn, material.static_friction, material.kinetic_friction);
+    let vt_new = apply_friction(vt, dvn, material.static_friction, material.kinetic_friction);
     let vn_new = restitution_velocity(approach, vn, material.restitution, g, h);
     Response {
         vn,
         vt,
         vn_new,
         vt_new,
-        stuck,
     }
 }
 
-/// `v ← (p − x) / h` (less the prediction's rounding error), `x ← p`; then friction and
-/// restitution at every collider, particle and particle-surface contact that pushed (`λ > 0`), with
-/// [`apply_friction`] and [`restitution_velocity`]. Velocities are relative to a collider's
-/// surface (a kinematic collider drags what it touches), and between two particles relative to
-/// each other, each taking the share `w_i / (w_a + w_b)` of the change (which conserves
-/// momentum). A sticking contact also takes back this substep's relative tangential displacement
-/// `v_t h`: friction applied to velocities alone would let a resting particle creep down a slope
-/// by `g sin θ h²` every substep. The first step is spread over `team`, the contacts are handled
-/// on this thread.
+/// `v ← (p − x) / h` and `x ← p` on the positions `f32` world coordinates cannot hold exactly
+/// (`p − rounding` and `x + residual`, see [`ParticleSet`]), keeping the new position's rounding
+/// in `residual`; then friction and restitution at every collider, particle and particle-surface
+/// contact that pushed (`λ > 0`), with [`apply_friction`] and [`restitution_velocity`].
+/// Velocities are relative to a collider's surface (a kinematic collider drags what it touches),
+/// and between two particles relative to each other, each taking the share `w_i / (w_a + w_b)`
+/// of the change (which conserves momentum). Static friction has already held sticking contacts
+/// in place in the position solve. The first step is spread over `team`, the contacts are
+/// handled on this thread.
 #[allow(clippy::too_many_arguments)]
 pub fn update_velocities(
     ps: &mut ParticleSet,
@@ -103,11 +97,16 @@ pub fn update_velocities(
     gravity: Vec3,
     team: &Team,
 ) {
-    let fields = (&mut ps.v[..], &mut ps.x[..], &ps.p[..], &ps.rounding[..]);
-    team.for_each_chunk(fields, |_, (v, x, p, rounding)| {
-        for (((v, x), p), r) in v.iter_mut().zip(x).zip(p).zip(rounding) {
-            *v = ((p - *x) - r) / h;
+    let fields = (
+        (&mut ps.v[..], &mut ps.x[..], &mut ps.residual[..]),
+        (&ps.p[..], &ps.rounding[..]),
+    );
+    team.for_each_chunk(fields, |_, ((v, x, residual), (p, rounding))| {
+        let end = p.iter().zip(rounding);
+        for (((v, x), e), (p, r)) in v.iter_mut().zip(x).zip(residual).zip(end) {
+            *v = ((p - *x) - (r + *e)) / h;
             *x = *p;
+            *e = -r;
         }
     });
     respond_colliders(ps, contacts, colliders, gravity.norm(), h);
@@ -116,9 +115,7 @@ pub fn update_velocities(
 }
 
 /// [`respond`] at every collider contact that pushed, with velocities taken relative to the
-/// collider's surface (a kinematic collider drags what it touches). A sticking contact also takes
-/// back this substep's relative tangential displacement `v_t h`: friction applied to velocities
-/// alone would let a resting particle creep down a slope by `g sin θ h²` every substep.
+/// collider's surface (a kinematic collider drags what it touches).
 fn respond_colliders(
     ps: &mut ParticleSet,
     contacts: &ContactSet,
@@ -144,16 +141,12 @@ fn respond_colliders(
             g,
             h,
         );
-        if r.stuck {
-            ps.x[i] -= r.vt * h;
-        }
         ps.v[i] = surface + r.vt_new + n * r.vn_new;
     }
 }
 
 /// [`respond`] at every particle contact that pushed, on the relative velocity `v_a − v_b`; each
-/// particle takes the share `w_i / (w_a + w_b)` of the change (and of a sticking pair's
-/// take-back), which conserves momentum.
+/// particle takes the share `w_i / (w_a + w_b)` of the change, which conserves momentum.
 fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: Real) {
     let scale = pairs.materials.coeffs[0].scale;
     for c in (0..pairs.len()).filter(|&c| pairs.lambda[c] > 0.0) {
@@ -175,10 +168,6 @@ fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: R
             g,
             h,
         );
-        if r.stuck {
-            ps.x[a] -= r.vt * (h * wa / w);
-            ps.x[b] += r.vt * (h * wb / w);
-        }
         let dv = (r.vt_new - r.vt) + n * (r.vn_new - r.vn);
         ps.v[a] += dv * (wa / w);
         ps.v[b] -= dv * (wb / w);
@@ -188,8 +177,7 @@ fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: R
 /// [`respond`] at every particle-surface contact that pushed, with the particle contacts'
 /// material, on the relative velocity `v_q − Σⱼ βⱼ vⱼ` of the particle and the surface point;
 /// the particle takes the share `w_q / W` of the change and surface particle `j` the share
-/// `−wⱼ βⱼ / W`, `W = w_q + Σⱼ wⱼ βⱼ²` (which conserves momentum), and likewise of a sticking
-/// contact's take-back. The contact was generated in this substep, so its normal velocity before
+/// `−wⱼ βⱼ / W`, `W = w_q + Σⱼ wⱼ βⱼ²` (which conserves momentum). The contact was generated in this substep, so its normal velocity before
 /// it is not known: a contact still approaching stops, as with no restitution.
 fn respond_surfaces(
     ps: &mut ParticleSet,
@@ -229,13 +217,10 @@ fn respond_surfaces(
             h,
         );
         let dv = (r.vt_new - r.vt) + n * (r.vn_new - r.vn);
-        let back = if r.stuck { r.vt * h } else { Vec3::zeros() };
         ps.v[q] += dv * (w_q / w);
-        ps.x[q] -= back * (w_q / w);
         for j in 0..SURFACE_PARTICLES {
             let share = ps.inv_mass[ids[j] as usize] * beta[j] / w;
             ps.v[ids[j] as usize] -= dv * share;
-            ps.x[ids[j] as usize] += back * share;
         }
     }
 }
@@ -247,9 +232,8 @@ mod tests {
     #[test]
     fn friction_sticks_inside_the_cone_and_slides_outside_it() {
         let vt = Vec3::new(0.3, 0.0, 0.4);
-        assert_eq!(apply_friction(vt, 1.0, 0.6, 0.4), (Vec3::zeros(), true));
-        let (slid, stuck) = apply_friction(vt, 1.0, 0.4, 0.3);
-        assert!(!stuck);
+        assert_eq!(apply_friction(vt, 1.0, 0.6, 0.4), Vec3::zeros());
+        let slid = apply_friction(vt, 1.0, 0.4, 0.3);
         assert!(
             (slid.norm() - 0.2).abs() < 1e-6,
             "0.5 m/s less 0.3 m/s of kinetic friction"
@@ -259,7 +243,7 @@ mod tests {
 
     #[test]
     fn kinetic_friction_never_reverses_the_motion() {
-        let (slid, _) = apply_friction(Vec3::x() * 0.1, 1.0, 0.05, 2.0);
+        let slid = apply_friction(Vec3::x() * 0.1, 1.0, 0.05, 2.0);
         assert_eq!(slid, Vec3::zeros());
     }
 

@@ -19,3 +19,17 @@ pub fn default_world() -> World {
     }
     world
 }
+
+/// Name of the environment variable that says a machine has no Vulkan on purpose.
+pub const NO_VULKAN: &str = "SUPPLE_NO_VULKAN";
+
+/// Called when a viewer test finds no Vulkan adapter (`why`): the test is skipped when
+/// `SUPPLE_NO_VULKAN=1` says the machine has no Vulkan on purpose, and fails otherwise (CI
+/// installs Mesa's lavapipe and must render).
+pub fn no_vulkan(why: &str) {
+    assert!(
+        std::env::var(NO_VULKAN).is_ok_and(|v| v == "1"),
+        "no Vulkan adapter ({why}): install mesa-vulkan-drivers, or set {NO_VULKAN}=1 to skip the viewer tests on purpose"
+    );
+    println!("SKIPPED ({NO_VULKAN}=1): no Vulkan adapter ({why})");
+}

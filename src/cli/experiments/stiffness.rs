@@ -5,9 +5,8 @@
 //! Every run starts from rest and is settled for [`Workload::settle_frames`] frames of 1/60 s
 //! without solver damping; between frames every velocity is scaled by `exp(−c · dt)` with
 //! `c = `[`SETTLE_DAMPING`]. Damping between frames leaves the static equilibrium where it is
-//! (there every velocity is zero at the end of a frame), whereas the solver's `damping`, applied
-//! after gravity inside each substep, would weaken gravity by `exp(−c h)` (0.8% at `c = 2`/s,
-//! `h = 1/240` s). Then the run is measured ([`RunResult`]).
+//! (there every velocity is zero at the end of a frame), and keeps the runs' settings free of
+//! solver damping. Then the run is measured ([`RunResult`]).
 
 use crate::bodies::cloth::ClothDesc;
 use crate::bodies::rope::RopeDesc;
