@@ -45,15 +45,18 @@ fn workload_w_at_64_after_60_frames() {
 
 /// The shipped scenes that together use every constraint family, collider shape and contact
 /// kind: dihedral bending and wind (flag), self-collision (folds), a mesh collider
-/// (cloth_on_mesh), the four soft-body models (soft-models) and body-body contact (soft-hammock).
+/// (cloth_on_mesh), the four soft-body models (soft-models), body-body contact (soft-hammock),
+/// tethers and pins carried by a turning collider (cape), lift and gusts (flag-gusts).
 #[test]
 fn shipped_scenes_after_60_frames() {
-    let expected: [(&str, u64); 5] = [
+    let expected: [(&str, u64); 7] = [
         ("flag", 0xae96_d873_7002_22c8),
         ("folds", 0xe0ae_f75d_bcbb_5b20),
         ("cloth_on_mesh", 0x3d96_9d56_d021_35a6),
         ("soft-models", 0x877b_5fa8_07b4_2c62),
         ("soft-hammock", 0xdb1d_4a2f_c28b_1adc),
+        ("cape", 0x8e7e_3a31_4d8d_5f65),
+        ("flag-gusts", 0x5c9c_4fe4_cf3e_10c5),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
     let hashes: Vec<(&str, u64)> = expected

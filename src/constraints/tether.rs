@@ -10,7 +10,11 @@
 //!
 //! Each particle has at most one tether, and no pin is a tethered particle, so the tethers of a
 //! pass touch pairwise distinct particles: they are all one color, projected in parallel with a
-//! result that depends on neither the thread count nor the solver method.
+//! result that depends on neither the thread count nor the solver method. They are projected
+//! once per substep, after the last iteration of the other families (so they hold at the end of
+//! every substep): on W at N = 128 with 10 x 10 that costs 2.5% more instructions and leaves a
+//! largest strain of 108% (332% without tethers); projecting them after every iteration left
+//! 87% for 21% more instructions (see the README).
 
 use crate::math::{Real, Vec3};
 use crate::solver::{Positions, Slot, Team};

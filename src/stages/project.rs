@@ -12,9 +12,9 @@ use crate::solver::{Sweep, View};
 /// bending and tet volumes (each visited as `method` says, forward on even iterations and
 /// backward on odd ones; `colored` spreads the blocks of a color over `team`, whose leader calls
 /// this; `jacobi` sums each family's corrections over `team` and extrapolates every iteration,
-/// see [`JacobiScratch`](crate::solver::JacobiScratch)), then the tethers (one color, in
-/// parallel over `team` with every method, see [`TetherSet`](crate::constraints::TetherSet)),
-/// then serially enclosed volumes,
+/// see [`JacobiScratch`](crate::solver::JacobiScratch)), after the last iteration the tethers
+/// (one color, in parallel over `team` with every method, see
+/// [`TetherSet`](crate::constraints::TetherSet)), then serially enclosed volumes,
 /// attachments, particle-particle contacts and collider contacts, contacts last so that they
 /// have the final word on penetration.
 ///
@@ -68,7 +68,7 @@ pub fn project_constraints(
                 scratch.end_iteration(slots, &mut lambdas, team);
             }
         }
-        if !cs.tether.is_empty() {
+        if i + 1 == iterations && !cs.tether.is_empty() {
             cs.tether.project(&mut cs.slots, team);
         }
         if serial {
