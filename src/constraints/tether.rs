@@ -139,16 +139,6 @@ impl TetherSet {
         }
     }
 
-    /// Removes the tethers of the particles in `range` (a body's, before it is tethered anew).
-    pub fn remove_range(&mut self, range: std::ops::Range<usize>) {
-        let keep: Vec<usize> = (0..self.len())
-            .filter(|&c| !range.contains(&(self.ids[c] as usize)))
-            .collect();
-        self.ids = keep.iter().map(|&c| self.ids[c]).collect();
-        self.anchor = keep.iter().map(|&c| self.anchor[c]).collect();
-        self.rest = keep.iter().map(|&c| self.rest[c]).collect();
-    }
-
     /// Projects every tether on the particles `slots`, spread over `team` (the tethers touch
     /// distinct particles, see the module docs, so the result does not depend on the cut).
     ///
