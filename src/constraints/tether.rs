@@ -10,7 +10,11 @@
 //!
 //! Each particle has at most one tether, and no pin is a tethered particle, so the tethers of a
 //! pass touch pairwise distinct particles: they are all one color, projected in parallel with a
-//! result that depends on neither the thread count nor the solver method.
+//! result that depends on neither the thread count nor the solver method. They are projected
+//! once per substep, after the last iteration of the other families (so they hold at the end of
+//! every substep): on W at N = 128 with 10 x 10 that costs 2.5% more instructions and leaves a
+//! largest strain of 108% (332% without tethers); projecting them after every iteration left
+//! 87% for 21% more instructions (see the README).
 
 use crate::math::{Real, Vec3};
 use crate::solver::{Positions, Slot, Team};
@@ -133,16 +137,6 @@ impl TetherSet {
                 self.rest.push(d);
             }
         }
-    }
-
-    /// Removes the tethers of the particles in `range` (a body's, before it is tethered anew).
-    pub fn remove_range(&mut self, range: std::ops::Range<usize>) {
-        let keep: Vec<usize> = (0..self.len())
-            .filter(|&c| !range.contains(&(self.ids[c] as usize)))
-            .collect();
-        self.ids = keep.iter().map(|&c| self.ids[c]).collect();
-        self.anchor = keep.iter().map(|&c| self.anchor[c]).collect();
-        self.rest = keep.iter().map(|&c| self.rest[c]).collect();
     }
 
     /// Projects every tether on the particles `slots`, spread over `team` (the tethers touch

@@ -17,7 +17,7 @@ use crate::stats::{Stage, StageClock};
 /// says, forward on even iterations and backward on odd ones; `colored` spreads the blocks of a
 /// color over `team`, whose leader calls this; `jacobi` sums each family's corrections over
 /// `team` and extrapolates every iteration, see [`JacobiScratch`](crate::solver::JacobiScratch)),
-/// then the tethers (one color, in parallel over `team` with every method, see
+/// after the last iteration the tethers (one color, in parallel over `team` with every method, see
 /// [`TetherSet`](crate::constraints::TetherSet)), then serially shape matching (a constraint
 /// inside the iterations, see [`ClusterSet::match_shapes`]), enclosed volumes, attachments,
 /// particle-particle contacts, particle-surface contacts and collider contacts with their static
@@ -110,7 +110,7 @@ pub fn project_constraints(
                 clock.lap(Stage::Pack);
             }
         }
-        if !cs.tether.is_empty() {
+        if i + 1 == iterations && !cs.tether.is_empty() {
             cs.tether.project(&mut cs.slots, team);
             clock.lap(Stage::Tether);
         }
