@@ -41,7 +41,7 @@ def test_bad_arrays_raise_value_error(vertices, triangles, message):
         ({"stretch": {"model": "pbd", "k": 1.5}}, r"`stretch.k` = 1.5: expected a value in \[0, 1\]"),
         ({"stretch": {"model": "xpbd", "compliance": -1}}, r"`stretch.compliance` = -1: expected a value >= 0"),
         ({"stretch": {"model": "pbd"}}, r"`stretch` has model \"pbd\" but no `k`"),
-        ({"stretch": {"model": "fem"}}, r"`stretch.model` = \"fem\": expected \"pbd\", \"pbd_corrected\" or \"xpbd\""),
+        ({"stretch": {"model": "fem"}}, r"`stretch.model` = \"fem\": expected \"pbd\", \"pbd_corrected\", \"xpbd\" or \"elastic\""),
         ({"stretch": {"model": "xpbd", "k": 1}}, r"`stretch.k` does not apply to model \"xpbd\""),
         ({"stretch": {"model": "xpbd", "kind": "dihedral"}}, r"`stretch` has unknown key `kind`"),
         ({"stretch": 0.5}, r"`stretch` is a float: expected a dict"),
