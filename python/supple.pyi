@@ -153,6 +153,8 @@ class World:
         thickness: float = 0.01,
         damping: float = 0.0,
         drag: float = 0.0,
+        lift: float = 0.0,
+        long_range: bool = False,
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
     ) -> BodyHandle:
@@ -160,7 +162,9 @@ class World:
         spread equally, `pins` vertex indices pinned; a stretch constraint on every triangle
         edge (default rigid), bending on every pair of triangles sharing an edge when `bend` is
         given (`bend_kind`, default "dihedral"); `thickness` is the collision distance (m),
-        `damping` Mueller's damping in [0, 1], `drag` the air coefficient (kg/m^3)."""
+        `damping` Mueller's damping in [0, 1], `drag` and `lift` the air coefficients
+        (kg/m^3); `long_range` tethers every free particle to its nearest pin (Kim et al.
+        2012)."""
     def add_cloth_grid(
         self,
         resolution: Tuple[int, int],
@@ -179,6 +183,8 @@ class World:
         thickness: float = 0.01,
         damping: float = 0.0,
         drag: float = 0.0,
+        lift: float = 0.0,
+        long_range: bool = False,
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
     ) -> BodyHandle:
@@ -186,7 +192,7 @@ class World:
         `center`, in the XZ plane ("horizontal") or the XY plane ("vertical"), turned by
         `rotation` (degrees about x, y, z). Particle (i, j) has index j * nx + i; `pins` holds
         (i, j) pairs (negative counts from the end). `shear` is the stiffness of the cell
-        diagonals."""
+        diagonals; the other keys as for `add_cloth`."""
     def add_rope(
         self,
         start: Vec3,
@@ -200,10 +206,12 @@ class World:
         bend: Optional[Stiffness] = None,
         thickness: float = 0.01,
         damping: float = 0.0,
+        long_range: bool = False,
         shape: Optional[ShapeMaterial] = None,
     ) -> BodyHandle:
         """Adds a straight rope of `segments` segments (segments + 1 particles) and `mass` kg
-        from `start` to `end` (m)."""
+        from `start` to `end` (m); `long_range` tethers every free particle to its nearest
+        pinned end."""
     def add_soft_body(
         self,
         mesh: Mesh,

@@ -176,6 +176,8 @@ struct ClothOptions<'a, 'py> {
     thickness: f32,
     damping: f32,
     drag: f32,
+    lift: f32,
+    long_range: bool,
     self_collision: bool,
     shape: Option<&'a Bound<'py, PyAny>>,
 }
@@ -204,6 +206,8 @@ impl ClothOptions<'_, '_> {
         desc.thickness = self.thickness;
         desc.damping = self.damping;
         desc.drag = self.drag;
+        desc.lift = self.lift;
+        desc.long_range = self.long_range;
         desc.self_collision = self.self_collision;
         desc.shape = self
             .shape
@@ -380,7 +384,7 @@ impl World {
     }
 
     /// Adds a cloth made of `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m).
-    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, self_collision=false, shape=None))]
+    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None))]
     fn add_cloth(
         &self,
         py: Python<'_>,
@@ -395,6 +399,8 @@ impl World {
         thickness: f32,
         damping: f32,
         drag: f32,
+        lift: f32,
+        long_range: bool,
         self_collision: bool,
         shape: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<BodyHandle> {
@@ -416,6 +422,8 @@ impl World {
             thickness,
             damping,
             drag,
+            lift,
+            long_range,
             self_collision,
             shape,
         };
@@ -427,7 +435,7 @@ impl World {
     /// `center`, lying `orientation` ("horizontal": XZ plane, "vertical": XY plane), turned by
     /// `rotation` (degrees about x, y, z), pinned at the `(i, j)` pairs of `pins` (negative
     /// counts from the end); particle `(i, j)` has index `j * nx + i`.
-    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, self_collision=false, shape=None))]
+    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None))]
     fn add_cloth_grid(
         &self,
         py: Python<'_>,
@@ -446,6 +454,8 @@ impl World {
         thickness: f32,
         damping: f32,
         drag: f32,
+        lift: f32,
+        long_range: bool,
         self_collision: bool,
         shape: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<BodyHandle> {
@@ -496,6 +506,8 @@ impl World {
             thickness,
             damping,
             drag,
+            lift,
+            long_range,
             self_collision,
             shape,
         };
@@ -504,8 +516,8 @@ impl World {
     }
 
     /// Adds a rope of `segments` segments and `mass` kg from `start` to `end` (m); `pins` holds
-    /// "start" and/or "end".
-    #[pyo3(signature = (start, end, segments, mass, *, name=None, pins=None, stretch=None, bend=None, thickness=0.01, damping=0.0, shape=None))]
+    /// "start" and/or "end"; `long_range` tethers every free particle to its nearest pinned end.
+    #[pyo3(signature = (start, end, segments, mass, *, name=None, pins=None, stretch=None, bend=None, thickness=0.01, damping=0.0, long_range=false, shape=None))]
     fn add_rope(
         &self,
         py: Python<'_>,
@@ -519,6 +531,7 @@ impl World {
         bend: Option<&Bound<'_, PyAny>>,
         thickness: f32,
         damping: f32,
+        long_range: bool,
         shape: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<BodyHandle> {
         let pins = pins.unwrap_or_default();
@@ -539,6 +552,7 @@ impl World {
                 .transpose()?,
             thickness,
             damping,
+            long_range,
             shape: shape
                 .map(|s| convert::cluster_material(s, "shape", ClusterMaterial::default()))
                 .transpose()?,

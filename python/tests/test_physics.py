@@ -1,6 +1,7 @@
 """Physics through the Python API, checked against analytic values."""
 
 import numpy as np
+import pytest
 
 import supple
 
@@ -62,3 +63,36 @@ def test_a_cloth_dropped_on_a_sphere_stays_outside_it():
     distance = np.linalg.norm(world.positions(cloth), axis=1)
     assert distance.min() > 0.4 - 0.01  # no particle deeper than its thickness
     assert world.stats()["max_penetration"] < 0.01
+
+
+def test_long_range_attachments_keep_a_soft_rope_within_its_length_of_the_pin():
+    # A stretchy rope (5e-3 m/N) hangs 1 m from its pinned start: plain, it stretches by
+    # compliance x the weight below each segment (about 1 cm in all); with long_range = True
+    # every free particle stays within its rest distance along the rope from the pin.
+    ends = {}
+    for long_range in (False, True):
+        world = supple.World(dt=1 / 60, substeps=10, iterations=4, damping=2.0)
+        rope = world.add_rope(
+            (0.0, 2.0, 0.0),
+            (0.0, 1.0, 0.0),
+            20,
+            0.21,
+            pins=["start"],
+            stretch={"model": "xpbd", "compliance": 0.005},
+            long_range=long_range,
+        )
+        world.step(120)
+        x = world.positions(rope).astype(np.float64)
+        ends[long_range] = np.linalg.norm(x - x[0], axis=1)
+    rest = np.linspace(0.0, 1.0, 21)
+    assert ends[False][-1] > 1.005, ends[False][-1]
+    assert np.all(ends[True] <= rest * (1 + 1e-4) + 1e-6), (ends[True] - rest).max()
+
+
+def test_lift_is_accepted_and_checked_like_drag():
+    world = supple.World()
+    world.add_cloth_grid((4, 4), 0.1, drag=0.6, lift=0.3, long_range=True, pins=[(0, 0)])
+    world.step()
+    for bad in (float("nan"), -1.0):
+        with pytest.raises(ValueError, match="lift"):
+            world.add_cloth_grid((4, 4), 0.1, lift=bad)
