@@ -359,14 +359,9 @@ impl ClothDesc {
             Some((bend, BendKind::Dihedral)) => validate::stiffness(bend, "bend")?,
             None => {}
         }
-        validate::positive(self.thickness, "thickness", "a distance in m")?;
-        validate::in_unit(self.damping, "damping")?;
         validate::non_negative(self.drag, "drag")?;
         validate::non_negative(self.lift, "lift")?;
-        if let Some(shape) = &self.shape {
-            shape.validate().map_err(|e| e.within("shape"))?;
-        }
-        Ok(())
+        super::validate_common(self.thickness, self.damping, self.shape.as_ref())
     }
 
     /// Adds the cloth's particles (sharing its mass equally, pins with zero inverse mass), a

@@ -9,7 +9,24 @@ use crate::constraints::volume::enclosed_volume;
 use crate::math::{Real, Vec3};
 use crate::mesh::skinning::Skin;
 use crate::mesh::tetrahedralize::tet_volume;
+use crate::shape_matching::ClusterMaterial;
+use crate::validate::{self, Checked};
 use std::ops::Range;
+
+/// Checks the keys a rope and a cloth share: `thickness` (m, > 0), `damping` (in [0, 1]) and
+/// the optional shape-matching material `shape`.
+pub(crate) fn validate_common(
+    thickness: Real,
+    damping: Real,
+    shape: Option<&ClusterMaterial>,
+) -> Checked {
+    validate::positive(thickness, "thickness", "a distance in m")?;
+    validate::in_unit(damping, "damping")?;
+    match shape {
+        Some(shape) => shape.validate().map_err(|e| e.within("shape")),
+        None => Ok(()),
+    }
+}
 
 /// Most particles of one body (1,048,576): a description asking for more is refused before
 /// anything is allocated.

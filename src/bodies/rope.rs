@@ -86,12 +86,7 @@ impl RopeDesc {
                 "a rope's bending (a spring between particles two apart) does not take: use \"xpbd\"",
             )?;
         }
-        validate::positive(self.thickness, "thickness", "a distance in m")?;
-        validate::in_unit(self.damping, "damping")?;
-        if let Some(shape) = &self.shape {
-            shape.validate().map_err(|e| e.within("shape"))?;
-        }
-        Ok(())
+        super::validate_common(self.thickness, self.damping, self.shape.as_ref())
     }
 
     /// Adds the rope's particles and constraints (the description is valid); returns its body,

@@ -261,4 +261,35 @@ mod tests {
             );
         }
     }
+
+    /// A particle pressed 5 mm into a surface of two free particles (surface point halfway
+    /// between them, contact distance 1 cm) while sliding `slide` m along it in the substep.
+    fn pressed_and_sliding(slide: Real) -> (ParticleSet, SurfaceContactSet) {
+        let mut ps = ParticleSet::default();
+        ps.push(Vec3::new(-0.1, 0.0, 0.0), 2.0, 0.01, 0);
+        ps.push(Vec3::new(0.1, 0.0, 0.0), 2.0, 0.01, 0);
+        let q = ps.push(Vec3::new(0.0, 0.01, 0.0), 1.0, 0.01, 1);
+        ps.p[q] = Vec3::new(slide, 0.005, 0.0);
+        let mut contacts = SurfaceContactSet::default();
+        let (mut ids, mut beta) = ([0; SURFACE_PARTICLES], [0.0; SURFACE_PARTICLES]);
+        (ids[1], beta[0], beta[1]) = (1, 0.5, 0.5);
+        contacts.push(q as u32, ids, beta, Vec3::y(), 0.01);
+        (ps, contacts)
+    }
+
+    #[test]
+    fn static_friction_holds_inside_the_cone_keeping_momentum_and_lets_go_outside_it() {
+        let momentum = |ps: &ParticleSet| (0..3).map(|i| ps.p[i] / ps.inv_mass[i]).sum::<Vec3>();
+        // The contact pushes the two sides 5 mm apart, W s λ = 5 mm, so μ_s = 0.5 holds a
+        // relative slide of up to 2.5 mm.
+        let (mut ps, mut held) = pressed_and_sliding(0.002);
+        let before = momentum(&ps);
+        held.project_serial(&mut ps, &Coeffs::rigid(), 0.5);
+        let surface = (ps.p[0] + ps.p[1]) * 0.5;
+        assert!((ps.p[2].x - surface.x).abs() < 1e-7, "held: {}", ps.p[2]);
+        assert!((momentum(&ps) - before).norm() < 1e-6);
+        let (mut ps, mut sliding) = pressed_and_sliding(0.004);
+        sliding.project_serial(&mut ps, &Coeffs::rigid(), 0.5);
+        assert!((ps.p[2].x - 0.004).abs() < 1e-7, "slides: {}", ps.p[2]);
+    }
 }
