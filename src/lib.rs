@@ -89,6 +89,7 @@ pub mod world;
 pub use bodies::cloth::{BendKind, ClothDesc, Diagonals, Orientation};
 pub use bodies::rope::RopeDesc;
 pub use bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel};
+pub use bodies::tear::Tear;
 pub use collision::{Collider, Motion, Shape};
 pub use constraints::{ContactMaterial, Stiffness};
 pub use math::{Quat, Real, Vec3};

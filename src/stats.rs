@@ -30,6 +30,8 @@ pub struct FrameStats {
     pub mean_strain: Real,
     /// Deepest distance of a particle below a collider surface, m (0 when none is inside).
     pub max_penetration: Real,
+    /// Edges of the tearing cloth torn so far (see [`tear`](crate::bodies::tear)).
+    pub torn_edges: u64,
     /// Per body.
     pub bodies: Vec<BodyStats>,
 }
@@ -84,6 +86,7 @@ impl FrameStats {
             max_strain,
             mean_strain,
             max_penetration,
+            torn_edges: world.torn_edges(),
             bodies,
         }
     }

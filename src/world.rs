@@ -5,6 +5,7 @@ use crate::bodies::rope::RopeDesc;
 use crate::bodies::soft_body::SoftBodyDesc;
 #[cfg(doc)]
 use crate::bodies::soft_body::SoftBodyError;
+use crate::bodies::tear::Tearing;
 use crate::bodies::{Body, BodyKind};
 use crate::collision::{BodySurfaces, Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::{ColliderPinSet, ConstraintSets};
@@ -100,6 +101,8 @@ pub struct World {
     pub(crate) stage_ms: StageMs,
     /// Pins carried by colliders.
     pub(crate) collider_pins: ColliderPinSet,
+    /// The tearing cloth, if any (the last body).
+    pub(crate) tearing: Option<Tearing>,
 }
 
 impl World {
@@ -115,6 +118,7 @@ impl World {
     /// Adds a rope; returns its handle.
     pub fn add_rope(&mut self, desc: &RopeDesc) -> Result<BodyHandle, BuildError> {
         desc.validate()?;
+        self.after_tearing()?;
         let name = self.body_name(&desc.name, BodyKind::Rope)?;
         let index = self.bodies.len() as u32;
         let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
@@ -124,6 +128,7 @@ impl World {
     /// Adds a cloth; returns its handle.
     pub fn add_cloth(&mut self, desc: &ClothDesc) -> Result<BodyHandle, BuildError> {
         desc.validate()?;
+        self.after_tearing()?;
         let name = self.body_name(&desc.name, BodyKind::Cloth)?;
         if let Some(j) = desc.pin_collider {
             validate::check(j.index() < self.colliders.len(), "pin.collider", || {
@@ -143,13 +148,37 @@ impl World {
                 self.collider_pins.push(i as u32, x, j.index(), c);
             }
         }
+        if let Some(tear) = desc.tear {
+            self.tearing = Some(Tearing::new(index as usize, desc, tear));
+        }
         Ok(self.push_body(body, desc.shape, desc.self_collision))
+    }
+
+    /// Fails (at key `tear`) when the world has a tearing cloth: it grows as it tears, so it
+    /// must be the last body.
+    fn after_tearing(&self) -> Result<(), BuildError> {
+        match &self.tearing {
+            Some(t) => Err(BuildError::new(
+                "tear",
+                format!(
+                    "is set on cloth '{}', which must be the world's last body: add it after this one (in a scene, tear only the last [[cloth]], with no soft body)",
+                    self.bodies[t.body].name
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Edges torn so far (0 without a tearing cloth; see [`tear`](crate::bodies::tear)).
+    pub fn torn_edges(&self) -> u64 {
+        self.tearing.as_ref().map_or(0, |t| t.torn)
     }
 
     /// Adds a soft body; returns its handle. Fails with [`BuildError`] at key `mesh` when the
     /// mesh cannot become the model asked for (see [`SoftBodyError`]).
     pub fn add_soft_body(&mut self, desc: &SoftBodyDesc) -> Result<BodyHandle, BuildError> {
         desc.validate()?;
+        self.after_tearing()?;
         let name = self.body_name(&desc.name, BodyKind::Soft)?;
         let index = self.bodies.len() as u32;
         let (ps, cs) = (&mut self.particles, &mut self.constraints);
@@ -439,6 +468,7 @@ impl World {
             }
         }
         self.frame += 1;
+        self.tear();
         let checked = self.check();
         clock.lap(Stage::Check);
         self.stage_ms = clock.ms();
@@ -490,6 +520,20 @@ impl World {
             team,
         );
         clock.lap(Stage::Velocities);
+    }
+
+    /// Tears the tearing cloth's edges past its limit (see [`tear`](crate::bodies::tear)) and,
+    /// when its mesh changed, schedules the constraint families again and rebuilds its surface.
+    fn tear(&mut self) {
+        let Some(t) = &mut self.tearing else {
+            return;
+        };
+        let body = &mut self.bodies[t.body];
+        if t.tear(body, &mut self.particles, &mut self.constraints) {
+            self.constraints.schedule();
+            self.body_surfaces
+                .rebuild(&self.bodies, t.body, &self.particles.x);
+        }
     }
 
     /// Fails with the first body that has a non-finite position, or else with the body of the

@@ -1,6 +1,8 @@
 //! Cloth: from a rectangular grid or from any triangle mesh.
 
+use super::tear::Tear;
 use super::{Body, BodyKind, MAX_PARTICLES};
+use crate::constraints::bending::dihedral_angle_and_gradient;
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
@@ -205,6 +207,9 @@ pub struct ClothDesc {
     /// their geodesic distance along the mesh's edges (see
     /// [`tether`](crate::constraints::tether)).
     pub long_range: bool,
+    /// Tearing (default none): an edge stretched past the strain limit splits the mesh (see
+    /// [`tear`](super::tear)).
+    pub tear: Option<Tear>,
 }
 
 /// Which way a grid cloth lies.
@@ -238,6 +243,7 @@ impl ClothDesc {
             shape: None,
             pin_collider: None,
             long_range: false,
+            tear: None,
         }
     }
 
@@ -361,6 +367,9 @@ impl ClothDesc {
         }
         validate::non_negative(self.drag, "drag")?;
         validate::non_negative(self.lift, "lift")?;
+        if let Some(tear) = &self.tear {
+            tear.validate(self.shape.is_some())?;
+        }
         super::validate_common(self.thickness, self.damping, self.shape.as_ref())
     }
 
@@ -382,52 +391,7 @@ impl ClothDesc {
             let w = if self.pin.contains(&i) { 0.0 } else { inv_mass };
             ps.push(x, w, self.thickness, body_index);
         }
-        let at = |local: u32| start as u32 + local;
-        let is_shear = |a, b| {
-            self.grid_columns
-                .is_some_and(|nx| is_grid_diagonal(nx, a, b))
-        };
-        let elastic = |s: &Stiffness| matches!(s, Stiffness::Elastic { .. });
-        let membrane = if elastic(&self.stretch) || elastic(&self.shear) {
-            membrane_weights(positions, triangles)
-        } else {
-            HashMap::new()
-        };
-        let edges = edges(triangles);
-        for &[a, b] in &edges {
-            let rest = (positions[a as usize] - positions[b as usize]).norm();
-            let stiffness = if is_shear(a, b) {
-                self.shear
-            } else {
-                self.stretch
-            };
-            let g = membrane.get(&[a, b]).copied().unwrap_or(Real::INFINITY);
-            let mat = cs.stretch.materials.add_element(stiffness, g);
-            cs.stretch.push(at(a), at(b), rest, mat);
-        }
-        if self.long_range {
-            cs.tether.add_body(start, positions, &edges, &self.pin);
-            cs.tether.check();
-        }
-        if let Some((stiffness, kind)) = self.bend {
-            let pairs = triangle_pairs(triangles);
-            match kind {
-                BendKind::Dihedral => {
-                    for q in pairs {
-                        let g = hinge_weight(q.map(|i| positions[i as usize]));
-                        let mat = cs.dihedral.materials.add_element(stiffness, g);
-                        cs.dihedral.push(q.map(at), &ps.x, mat);
-                    }
-                }
-                BendKind::CrossDistance => {
-                    let mat = cs.bend_distance.materials.add(stiffness);
-                    for [_, _, a, b] in pairs {
-                        let rest = (positions[a as usize] - positions[b as usize]).norm();
-                        cs.bend_distance.push(at(a), at(b), rest, mat);
-                    }
-                }
-            }
-        }
+        self.add_constraints(start, positions, triangles, None, cs);
         Body {
             name,
             kind: BodyKind::Cloth,
@@ -440,6 +404,74 @@ impl ClothDesc {
             tets: Vec::new(),
             rest_volume: 0.0,
             inv_mass,
+        }
+    }
+}
+
+impl ClothDesc {
+    /// Adds the constraints of the cloth's particles `start..` with rest positions `rest`
+    /// (local indices) over `triangles`: a stretch constraint on every edge (shear on a grid's
+    /// diagonals), the tethers and the bending of every pair of triangles sharing an edge.
+    /// `origin` gives each vertex the vertex of the description it was split from by tearing
+    /// (`None`: the description's own vertices), which tells a grid's diagonals.
+    pub(crate) fn add_constraints(
+        &self,
+        start: usize,
+        rest: &[Vec3],
+        triangles: &[[u32; 3]],
+        origin: Option<&[u32]>,
+        cs: &mut ConstraintSets,
+    ) {
+        let at = |local: u32| start as u32 + local;
+        let original = |v: u32| origin.map_or(v, |o| o[v as usize]);
+        let is_shear = |a, b| {
+            self.grid_columns
+                .is_some_and(|nx| is_grid_diagonal(nx, original(a), original(b)))
+        };
+        let elastic = |s: &Stiffness| matches!(s, Stiffness::Elastic { .. });
+        let membrane = if elastic(&self.stretch) || elastic(&self.shear) {
+            membrane_weights(rest, triangles)
+        } else {
+            HashMap::new()
+        };
+        let edges = edges(triangles);
+        for &[a, b] in &edges {
+            let d = (rest[a as usize] - rest[b as usize]).norm();
+            let stiffness = if is_shear(a, b) {
+                self.shear
+            } else {
+                self.stretch
+            };
+            let g = membrane.get(&[a, b]).copied().unwrap_or(Real::INFINITY);
+            let mat = cs.stretch.materials.add_element(stiffness, g);
+            cs.stretch.push(at(a), at(b), d, mat);
+        }
+        if self.long_range {
+            cs.tether.add_body(start, rest, &edges, &self.pin);
+            cs.tether.check();
+        }
+        if let Some((stiffness, kind)) = self.bend {
+            let pairs = triangle_pairs(triangles);
+            match kind {
+                BendKind::Dihedral => {
+                    for q in pairs {
+                        let corners = q.map(|i| rest[i as usize]);
+                        let mat = cs
+                            .dihedral
+                            .materials
+                            .add_element(stiffness, hinge_weight(corners));
+                        let theta = dihedral_angle_and_gradient(corners).map_or(0.0, |(t, _)| t);
+                        cs.dihedral.push_constraint(q.map(at), theta, mat);
+                    }
+                }
+                BendKind::CrossDistance => {
+                    let mat = cs.bend_distance.materials.add(stiffness);
+                    for [_, _, a, b] in pairs {
+                        let d = (rest[a as usize] - rest[b as usize]).norm();
+                        cs.bend_distance.push(at(a), at(b), d, mat);
+                    }
+                }
+            }
         }
     }
 }

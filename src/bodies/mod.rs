@@ -4,6 +4,7 @@
 pub mod cloth;
 pub mod rope;
 pub mod soft_body;
+pub mod tear;
 
 use crate::constraints::volume::enclosed_volume;
 use crate::math::{Real, Vec3};

@@ -421,6 +421,13 @@ impl BodySurfaces {
         }
         self.bodies_seen = bodies.len();
     }
+
+    /// Builds the surface of body number `index` again, after its triangles changed.
+    pub fn rebuild(&mut self, bodies: &[Body], index: usize, x: &[Vec3]) {
+        if let Some(s) = self.surfaces.iter_mut().find(|s| s.body as usize == index) {
+            *s = BodySurface::of(&bodies[index], index as u32, x).expect("a cloth surface");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -164,6 +164,30 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         self.mat.push(mat);
     }
 
+    /// Removes every constraint on a particle numbered `first` or above (those of the last body,
+    /// to be built again), keeping the others in their order as the serial tail (until the next
+    /// [`Family::schedule`]).
+    pub fn remove_from(&mut self, first: u32) {
+        let keep: Vec<bool> = self
+            .ids
+            .iter()
+            .map(|c| c.iter().all(|&i| i < first))
+            .collect();
+        retain_marked(&mut self.ids, &keep);
+        retain_marked(&mut self.rest, &keep);
+        retain_marked(&mut self.lambda, &keep);
+        retain_marked(&mut self.mat, &keep);
+        self.offsets = self.ids.iter().map(|c| c.map(slot_offset)).collect();
+        self.span = self
+            .ids
+            .iter()
+            .flatten()
+            .map(|&i| i as usize + 1)
+            .max()
+            .unwrap_or(0);
+        self.blocks = Blocks::default();
+    }
+
     /// Schedules the whole family from its particle ids (see [`schedule`]): reorders it into
     /// colored blocks of batches, keeping the build order between constraints that share a
     /// particle.
@@ -228,6 +252,12 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             drivers::project_jacobi(&kernel, lambda, blocks, slots, x, scratch, index, i, team)
         };
     }
+}
+
+/// Keeps the entries of `v` whose mark in `keep` is true.
+fn retain_marked<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut marks = keep.iter();
+    v.retain(|_| *marks.next().expect("one mark per entry"));
 }
 
 /// The byte offset of particle `i`'s [`Slot`].

@@ -139,6 +139,15 @@ impl TetherSet {
         }
     }
 
+    /// Removes the tethers of particles numbered `first` or above (those of the last body, to be
+    /// built again).
+    pub fn remove_from(&mut self, first: u32) {
+        let kept = self.ids.partition_point(|&i| i < first);
+        self.ids.truncate(kept);
+        self.anchor.truncate(kept);
+        self.rest.truncate(kept);
+    }
+
     /// Projects every tether on the particles `slots`, spread over `team` (the tethers touch
     /// distinct particles, see the module docs, so the result does not depend on the cut).
     ///

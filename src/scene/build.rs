@@ -11,6 +11,7 @@ use super::raw::{
 use crate::bodies::cloth::{self, BendKind, ClothDesc, Diagonals, Orientation};
 use crate::bodies::rope::RopeDesc;
 use crate::bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel, fit_scale, place_mesh};
+use crate::bodies::tear::Tear;
 use crate::collision::{Collider, MeshShape, Motion, Shape};
 use crate::constraints::ContactMaterial;
 use crate::constraints::contact::DEFAULT_FRICTION;
@@ -306,6 +307,7 @@ fn cloth(
     desc.self_collision = c.self_collision;
     desc.shape = shape_cluster(&c.shape);
     desc.long_range = c.long_range;
+    desc.tear = c.tear.as_ref().map(|t| Tear { strain: t.strain });
     desc.pin_collider = pin_collider;
     Ok(desc)
 }

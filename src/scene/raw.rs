@@ -172,6 +172,14 @@ pub(super) struct RawCloth {
     pub(super) shape: Option<RawShape>,
     #[serde(default)]
     pub(super) long_range: bool,
+    pub(super) tear: Option<RawTear>,
+}
+
+/// Tearing of a cloth: `{ strain }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTear {
+    pub(super) strain: Real,
 }
 
 #[derive(Deserialize)]

@@ -38,8 +38,37 @@ const GRID_HALF_LINES: i32 = 10;
 struct SurfaceNodes {
     /// Index of the body in the world.
     body: usize,
+    /// Its vertices when the nodes were made: a tearing cloth gains vertices as it tears.
+    vertices: usize,
     front: SceneNode3d,
     back: SceneNode3d,
+}
+
+impl SurfaceNodes {
+    /// The nodes of body number `body` of `world`, added to `root`.
+    fn new(root: &mut SceneNode3d, world: &World, body: usize) -> Self {
+        let b = &world.bodies[body];
+        let coords = positions(&b.surface(&world.particles.x));
+        let back_faces = b.triangles.iter().map(|&[a, b, c]| [a, c, b]).collect();
+        let (front, back) = match b.kind {
+            BodyKind::Soft => (SOFT_FRONT, SOFT_BACK),
+            BodyKind::Cloth | BodyKind::Rope => (CLOTH_FRONT, CLOTH_BACK),
+        };
+        SurfaceNodes {
+            body,
+            vertices: coords.len(),
+            front: add_dynamic_mesh(root, coords.clone(), b.triangles.clone()).set_color(front),
+            back: add_dynamic_mesh(root, coords, back_faces).set_color(back),
+        }
+    }
+
+    /// Shows the front's edges and vertices as `wireframe` and `particles` say.
+    fn show(&mut self, wireframe: bool, particles: bool) {
+        self.front
+            .set_lines_width(if wireframe { 1.0 } else { 0.0 }, false);
+        let size = if particles { PARTICLE_SIZE_PX } else { 0.0 };
+        self.front.set_points_size(size, false);
+    }
 }
 
 /// Everything drawn for a world.
@@ -51,6 +80,9 @@ pub struct SceneView {
     moving: Vec<(usize, SceneNode3d)>,
     /// Grid line segments over the ground planes, world coordinates.
     grid: Vec<(GVec3, GVec3)>,
+    /// Whether triangle edges and surface vertices are shown.
+    wireframe: bool,
+    particles: bool,
 }
 
 impl SceneView {
@@ -84,32 +116,21 @@ impl SceneView {
             .iter()
             .enumerate()
             .filter(|(_, b)| b.kind != BodyKind::Rope)
-            .map(|(index, body)| {
-                let coords = positions(&body.surface(&world.particles.x));
-                let back_faces = body.triangles.iter().map(|&[a, b, c]| [a, c, b]).collect();
-                let (front, back) = match body.kind {
-                    BodyKind::Soft => (SOFT_FRONT, SOFT_BACK),
-                    BodyKind::Cloth | BodyKind::Rope => (CLOTH_FRONT, CLOTH_BACK),
-                };
-                SurfaceNodes {
-                    body: index,
-                    front: add_dynamic_mesh(&mut root, coords.clone(), body.triangles.clone())
-                        .set_color(front),
-                    back: add_dynamic_mesh(&mut root, coords, back_faces).set_color(back),
-                }
-            })
+            .map(|(index, _)| SurfaceNodes::new(&mut root, world, index))
             .collect();
         SceneView {
             root,
             surfaces,
             moving,
             grid,
+            wireframe: false,
+            particles: false,
         }
     }
 
     /// Moves the cloth and soft-body meshes to the world's current positions (skinning soft
-    /// bodies) and recomputes their normals, and the kinematic colliders to their current pose
-    /// (a moving plane stays where it began).
+    /// bodies) and recomputes their normals (making a torn cloth's meshes again), and the
+    /// kinematic colliders to their current pose (a moving plane stays where it began).
     pub fn sync(&mut self, world: &World) {
         for (i, node) in &mut self.moving {
             if let Some((position, rotation)) = pose(&world.colliders[*i].shape) {
@@ -119,6 +140,12 @@ impl SceneView {
         }
         for surface in &mut self.surfaces {
             let xs = world.bodies[surface.body].surface(&world.particles.x);
+            if xs.len() != surface.vertices {
+                surface.front.remove();
+                surface.back.remove();
+                *surface = SurfaceNodes::new(&mut self.root, world, surface.body);
+                surface.show(self.wireframe, self.particles);
+            }
             for node in [&mut surface.front, &mut surface.back] {
                 node.modify_vertices(&mut |vs| {
                     for (v, x) in vs.iter_mut().zip(&xs) {
@@ -132,19 +159,21 @@ impl SceneView {
 
     /// Shows or hides the edges of every cloth and soft-body triangle.
     pub fn set_wireframe(&mut self, on: bool) {
-        for surface in &mut self.surfaces {
-            surface
-                .front
-                .set_lines_width(if on { 1.0 } else { 0.0 }, false);
-        }
+        self.wireframe = on;
+        self.show();
     }
 
     /// Shows or hides the vertices of cloth and soft-body surfaces as dots (rope particles are
     /// drawn by `draw_lines`).
     pub fn set_particles(&mut self, on: bool) {
+        self.particles = on;
+        self.show();
+    }
+
+    /// Applies the wireframe and particle settings to every surface.
+    fn show(&mut self) {
         for surface in &mut self.surfaces {
-            let size = if on { PARTICLE_SIZE_PX } else { 0.0 };
-            surface.front.set_points_size(size, false);
+            surface.show(self.wireframe, self.particles);
         }
     }
 
