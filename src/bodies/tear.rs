@@ -112,19 +112,35 @@ impl Tearing {
                 if moved == 0 {
                     continue;
                 }
-                let w = ps.inv_mass[i];
-                let (kept, moved) = ((fan - moved) as Real, moved as Real);
-                ps.push(ps.x[i], w * fan as Real / moved, ps.radius[i], ps.body[i]);
-                let j = ps.len() - 1;
-                ps.inv_mass[i] = w * fan as Real / kept;
-                ps.p[j] = ps.p[i];
-                ps.v[j] = ps.v[i];
-                ps.residual[j] = ps.residual[i];
-                ps.rounding[j] = ps.rounding[i];
-                ps.force[j] = ps.force[i];
-                self.origin.push(self.origin[v as usize]);
+                self.divide(ps, start, v, &[fan - moved, moved]);
                 split[v as usize] = true;
                 split.push(true);
+                // Where the split leaves a vertex's triangles meeting at the vertex alone,
+                // each group gets its own copy, as FleX's `SeparateVertex`.
+                let mut around: Vec<u32> = body
+                    .triangles
+                    .iter()
+                    .filter(|t| t.contains(&v) || t.contains(&copy))
+                    .flatten()
+                    .copied()
+                    .collect();
+                around.sort_unstable();
+                around.dedup();
+                for u in around {
+                    let groups = fan_groups(&body.triangles, u);
+                    if groups.len() > 1 && ps.inv_mass[start + u as usize] > 0.0 {
+                        for (k, group) in groups.iter().enumerate().skip(1) {
+                            let c = (split.len() + k - 1) as u32;
+                            for &t in group {
+                                let tri = &mut body.triangles[t];
+                                tri.iter_mut().filter(|i| **i == u).for_each(|i| *i = c);
+                            }
+                        }
+                        let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+                        self.divide(ps, start, u, &sizes);
+                        split.resize(split.len() + groups.len() - 1, true);
+                    }
+                }
                 self.torn += 1;
                 break;
             }
@@ -147,6 +163,67 @@ impl Tearing {
             .add_constraints(start, &rest, triangles, Some(&self.origin), cs);
         true
     }
+}
+
+impl Tearing {
+    /// Gives vertex `v` of the body (whose particles start at `start`) a new particle for each of
+    /// `shares` but the first (the triangles each keeps, the first being `v`'s own), appended in
+    /// order at the same place with the same velocity, and divides its mass in proportion.
+    fn divide(&mut self, ps: &mut ParticleSet, start: usize, v: u32, shares: &[usize]) {
+        let i = start + v as usize;
+        let (w, total) = (ps.inv_mass[i], shares.iter().sum::<usize>() as Real);
+        ps.inv_mass[i] = w * total / shares[0] as Real;
+        for &share in &shares[1..] {
+            let j = ps.push(ps.x[i], w * total / share as Real, ps.radius[i], ps.body[i]);
+            ps.p[j] = ps.p[i];
+            ps.v[j] = ps.v[i];
+            ps.residual[j] = ps.residual[i];
+            ps.rounding[j] = ps.rounding[i];
+            ps.force[j] = ps.force[i];
+            self.origin.push(self.origin[v as usize]);
+        }
+    }
+}
+
+/// The triangles around vertex `v` (indices into `triangles`) in groups joined through the
+/// edges at `v` (two triangles are joined when they share an edge `v`–`u`), each group in
+/// increasing order, the groups in order of their first triangle.
+pub fn fan_groups(triangles: &[[u32; 3]], v: u32) -> Vec<Vec<usize>> {
+    let fan: Vec<usize> = (0..triangles.len())
+        .filter(|&t| triangles[t].contains(&v))
+        .collect();
+    let mut group: Vec<usize> = (0..fan.len()).collect();
+    let root = |group: &[usize], mut k: usize| {
+        while group[k] != k {
+            k = group[k];
+        }
+        k
+    };
+    for a in 0..fan.len() {
+        for b in a + 1..fan.len() {
+            let shared = triangles[fan[a]]
+                .iter()
+                .filter(|&&u| u != v && triangles[fan[b]].contains(&u))
+                .count();
+            if shared > 0 {
+                let (ra, rb) = (root(&group, a), root(&group, b));
+                group[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut first: Vec<Option<usize>> = vec![None; fan.len()];
+    for (k, &t) in fan.iter().enumerate() {
+        let r = root(&group, k);
+        match first[r] {
+            Some(g) => groups[g].push(t),
+            None => {
+                first[r] = Some(groups.len());
+                groups.push(vec![t]);
+            }
+        }
+    }
+    groups
 }
 
 /// Splits vertex `v` of `triangles` by the plane through `x[v]` normal to `normal`: the
@@ -202,5 +279,14 @@ mod tests {
         let corner = split_vertex(&mut tris, &x, 0, Vec3::x(), 10);
         assert_eq!(corner, (0, 1), "a vertex of one triangle cannot split");
         assert!(!tris.iter().flatten().any(|&i| i == 10));
+    }
+
+    #[test]
+    fn triangles_meeting_at_a_vertex_alone_are_separate_groups() {
+        let bowtie = [[0, 1, 2], [5, 6, 7], [0, 3, 4]];
+        assert_eq!(fan_groups(&bowtie, 0), vec![vec![0], vec![2]]);
+        let joined = [[0, 1, 2], [0, 3, 4], [0, 2, 3]];
+        assert_eq!(fan_groups(&joined, 0), vec![vec![0, 1, 2]]);
+        assert!(fan_groups(&joined, 9).is_empty());
     }
 }
