@@ -46,10 +46,11 @@ fn workload_w_at_64_after_60_frames() {
 /// The shipped scenes that together use every constraint family, collider shape and contact
 /// kind: dihedral bending and wind (flag), self-collision (folds), a mesh collider
 /// (cloth_on_mesh), the four soft-body models (soft-models), body-body contact (soft-hammock),
-/// tethers and pins carried by a turning collider (cape), lift and gusts (flag-gusts).
+/// tethers and pins carried by a turning collider (cape), lift and gusts (flag-gusts), tearing
+/// (curtain).
 #[test]
 fn shipped_scenes_after_60_frames() {
-    let expected: [(&str, u64); 7] = [
+    let expected: [(&str, u64); 8] = [
         ("flag", 0x42f2_74a0_576e_5bb0),
         ("folds", 0xd5c8_ac6a_f743_1992),
         ("cloth_on_mesh", 0xc85b_7edd_a980_691c),
@@ -57,6 +58,7 @@ fn shipped_scenes_after_60_frames() {
         ("soft-hammock", 0xbe6a_e67c_2a45_6dfa),
         ("cape", 0x6c78_b19e_ef2f_6705),
         ("flag-gusts", 0xb5af_7b99_736c_24d3),
+        ("curtain", 0x70a1_b5ab_ad4a_e83a),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
     let hashes: Vec<(&str, u64)> = expected

@@ -115,6 +115,7 @@ macro_rules! soak_tests {
 soak_tests! {
     cape => "cape",
     cloth_on_mesh => "cloth_on_mesh",
+    curtain => "curtain",
     default_scene => "default",
     drape => "drape",
     flag => "flag",

@@ -3,7 +3,8 @@
 //!
 //! The stage is in metres (`metersPerUnit = 1`) with y up; frame `k` is at time code `k`, and
 //! both `timeCodesPerSecond` and `framesPerSecond` are `1 / dt`. Under `/World/Bodies`, a cloth
-//! or soft body is a `Mesh` (its rendered surface: triangles once, `points`, `normals` and
+//! or soft body is a `Mesh` (its rendered surface: triangles once, or at every frame a tearing
+//! cloth's mesh changed, and `points`, `normals` and
 //! `extent` sampled at every frame, exactly the OBJ export's vertices and normals) and a rope is
 //! a linear `BasisCurves` (`points` and `extent` sampled). Under `/World/Colliders`, each
 //! collider is a prim placed by `xformOp:translate` and `xformOp:orient`, sampled when it
@@ -54,6 +55,11 @@ struct BodyPrim {
     normals: Vec<Chunk>,
     /// Bounding box of the points, one per frame.
     extents: Vec<(Vec3, Vec3)>,
+    /// `faceVertexIndices` of a mesh at its first frame and at every frame its vertices changed
+    /// (a tearing cloth), one chunk each.
+    faces: Vec<Chunk>,
+    /// The mesh's vertices at its last `faces` chunk.
+    vertices: usize,
 }
 
 /// Writes the frames of a run to one USD file: [`create`](UsdWriter::create) it before the
@@ -97,6 +103,8 @@ impl UsdWriter {
                 points: Vec::new(),
                 normals: Vec::new(),
                 extents: Vec::new(),
+                faces: Vec::new(),
+                vertices: 0,
             })
             .collect();
         let (lo, hi) = bounds(&world.particles.x).unwrap_or_default();
@@ -128,6 +136,18 @@ impl UsdWriter {
                 &self.target,
                 &block,
             )?);
+            if body.kind != BodyKind::Rope && (prim.faces.is_empty() || x.len() != prim.vertices) {
+                let indices = body.triangles.iter().flatten().map(u32::to_string);
+                let list = indices.collect::<Vec<_>>().join(", ");
+                let block = format!("                {frame}: [{list}],\n");
+                prim.faces.push(append(
+                    &mut self.scratch,
+                    &mut self.scratch_len,
+                    &self.target,
+                    &block,
+                )?);
+                prim.vertices = x.len();
+            }
             if body.kind != BodyKind::Rope {
                 let block = sample_block(frame, &vertex_normals(&x, &body.triangles));
                 prim.normals.push(append(
@@ -192,7 +212,9 @@ impl UsdWriter {
                         "            uniform bool doubleSided = {}",
                         u8::from(body.kind == BodyKind::Cloth)
                     );
-                    write_faces(&mut s, 12, &body.triangles);
+                    // A torn cloth's faces are sampled where they changed (below).
+                    let torn = prim.faces.len() > 1;
+                    write_faces(&mut s, 12, &body.triangles, !torn);
                     s.push_str("            uniform token subdivisionScheme = \"none\"\n");
                     s.push_str(
                         "            normal3f[] normals (\n                interpolation = \"vertex\"\n            )\n",
@@ -221,7 +243,13 @@ impl UsdWriter {
             }
             s.push_str("            }\n");
             out.write_all(s.as_bytes()).map_err(io)?;
+            let faces: &[Chunk] = if prim.faces.len() > 1 {
+                &prim.faces
+            } else {
+                &[]
+            };
             for (kind, chunks) in [
+                ("int[] faceVertexIndices", faces),
                 ("normal3f[] normals", &prim.normals),
                 ("point3f[] points", &prim.points),
             ] {
@@ -308,11 +336,15 @@ fn quat(q: &Quat) -> String {
     format!("({}, {}, {}, {})", q.w, q.i, q.j, q.k)
 }
 
-/// Writes `faceVertexCounts` and `faceVertexIndices` of `triangles`, indented by `indent`.
-fn write_faces(s: &mut String, indent: usize, triangles: &[[u32; 3]]) {
+/// Writes `faceVertexCounts` of `triangles`, and their `faceVertexIndices` when `indices` is
+/// set, indented by `indent`.
+fn write_faces(s: &mut String, indent: usize, triangles: &[[u32; 3]], indices: bool) {
     let pad = " ".repeat(indent);
     let counts = vec!["3"; triangles.len()].join(", ");
     let _ = writeln!(s, "{pad}int[] faceVertexCounts = [{counts}]");
+    if !indices {
+        return;
+    }
     let indices: Vec<String> = triangles.iter().flatten().map(u32::to_string).collect();
     let _ = writeln!(s, "{pad}int[] faceVertexIndices = [{}]", indices.join(", "));
 }
@@ -432,7 +464,7 @@ fn collider_prim(
         Shape::Mesh { mesh, .. } => {
             let (lo, hi) = mesh.bounds();
             s.push_str(&extent(lo, hi));
-            write_faces(&mut s, pad.len(), &mesh.triangles);
+            write_faces(&mut s, pad.len(), &mesh.triangles, true);
             let points: Vec<String> = mesh.vertices.iter().map(tuple).collect();
             let _ = writeln!(s, "{pad}point3f[] points = [{}]", points.join(", "));
             let _ = writeln!(s, "{pad}uniform token subdivisionScheme = \"none\"");
