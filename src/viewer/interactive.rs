@@ -3,7 +3,7 @@
 
 use super::TEXT_SIZE_PX;
 use super::pacing::{FramePacer, MovingAverage};
-use super::picking::{pick_particle, ray_plane};
+use super::picking::{grab, pick_particle, ray_plane};
 use super::scene_view::{BACKGROUND, SceneView, framing_camera, scene_bounds};
 use crate::constraints::{AttachmentSet, Stiffness};
 use crate::math::Vec3;
@@ -248,11 +248,10 @@ impl Viewer {
             return false;
         };
         let point = self.world.particles.x[particle];
-        let attachments = &mut self.world.constraints.attachment;
-        attachments.push(particle as u32, point, self.grab_material);
+        let constraint = grab(&mut self.world, particle, self.grab_material);
         let view_dir: Vec3 = (self.camera.at() - self.camera.eye()).normalize().into();
         self.grab = Some(Grab {
-            constraint: attachments.ids.len() - 1,
+            constraint,
             plane_point: point,
             plane_normal: view_dir,
             rotate_button: self.camera.rotate_button(),
