@@ -120,8 +120,10 @@ impl World {
         desc.validate()?;
         self.after_tearing()?;
         let name = self.body_name(&desc.name, BodyKind::Rope)?;
+        self.check_pin_collider(desc.pin_collider)?;
         let index = self.bodies.len() as u32;
         let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
+        self.carry_pins(desc.pin_collider, &body, &desc.pins());
         Ok(self.push_body(body, desc.shape, false))
     }
 
@@ -130,28 +132,39 @@ impl World {
         desc.validate()?;
         self.after_tearing()?;
         let name = self.body_name(&desc.name, BodyKind::Cloth)?;
-        if let Some(j) = desc.pin_collider {
-            validate::check(j.index() < self.colliders.len(), "pin.collider", || {
+        self.check_pin_collider(desc.pin_collider)?;
+        let index = self.bodies.len() as u32;
+        let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
+        self.carry_pins(desc.pin_collider, &body, &desc.pin);
+        if let Some(tear) = desc.tear {
+            self.tearing = Some(Tearing::new(index as usize, desc, tear));
+        }
+        Ok(self.push_body(body, desc.shape, desc.self_collision))
+    }
+
+    /// Fails (at key `pin.collider`) when `collider` is not one of the world's.
+    fn check_pin_collider(&self, collider: Option<ColliderHandle>) -> Result<(), BuildError> {
+        match collider {
+            Some(j) => validate::check(j.index() < self.colliders.len(), "pin.collider", || {
                 format!(
                     "is collider {}: the world has {}",
                     j.index(),
                     self.colliders.len()
                 )
-            })?;
+            }),
+            None => Ok(()),
         }
-        let index = self.bodies.len() as u32;
-        let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
-        if let Some(j) = desc.pin_collider {
-            for &k in &desc.pin {
+    }
+
+    /// Makes `collider`, if any, carry the pins `pins` (0-based within `body`, just built).
+    fn carry_pins(&mut self, collider: Option<ColliderHandle>, body: &Body, pins: &[usize]) {
+        if let Some(j) = collider {
+            for &k in pins {
                 let i = body.particles.start + k;
                 let (x, c) = (self.particles.x[i], &self.colliders[j.index()]);
                 self.collider_pins.push(i as u32, x, j.index(), c);
             }
         }
-        if let Some(tear) = desc.tear {
-            self.tearing = Some(Tearing::new(index as usize, desc, tear));
-        }
-        Ok(self.push_body(body, desc.shape, desc.self_collision))
     }
 
     /// Fails (at key `tear`) when the world has a tearing cloth: it grows as it tears, so it

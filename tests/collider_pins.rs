@@ -77,3 +77,53 @@ fn a_pin_table_naming_no_collider_is_refused_with_its_key() {
         "{err}"
     );
 }
+
+#[test]
+fn rope_ends_follow_a_moving_turning_box() {
+    let text = r#"
+[[collider]]
+name = "hand"
+shape = "box"
+center = [0.0, 1.5, 0.0]
+half_extents = [0.1, 0.1, 0.1]
+motion = { velocity = [0.3, 0.0, 0.2], spin = [0.5, 2.0, 0.0] }
+
+[[rope]]
+start = [0.0, 1.4, 0.0]
+end = [0.8, 1.4, 0.0]
+segments = 16
+mass = 0.1
+pin = { collider = "hand", at = ["start"] }
+"#;
+    let path = Path::new("rope-in-hand.toml");
+    let mut world = parse_scene(text, path).unwrap();
+    let c0 = Vec3::new(0.0, 1.5, 0.0);
+    let (velocity, spin) = (Vec3::new(0.3, 0.0, 0.2), Vec3::new(0.5, 2.0, 0.0));
+    let rope = world.body_named("rope0").unwrap();
+    let x0 = world.positions(rope)[0];
+    let dt = world.params().dt;
+    for frame in 1..=90 {
+        world.step().unwrap();
+        let t = dt * frame as f32;
+        let turn = Quat::from_scaled_axis(spin * t);
+        let expected = c0 + velocity * t + turn * (x0 - c0);
+        let x = world.positions(rope)[0];
+        assert!(
+            (x - expected).norm() < 2e-5,
+            "frame {frame}: the rope's start at {x}, the box's point at {expected}"
+        );
+    }
+    assert!((world.positions(rope)[0] - x0).norm() > 0.4, "it moved");
+    let err = parse_scene(
+        &text
+            .replace("\"hand\" ,", "")
+            .replace("collider = \"hand\"", "collider = \"foot\""),
+        path,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("rope[0].pin.collider") && err.contains("hand"),
+        "{err}"
+    );
+}

@@ -6,6 +6,7 @@ use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
 use crate::validate::{self, Checked};
+use crate::world::ColliderHandle;
 
 /// A rope to add to a world ([`World::add_rope`](crate::World::add_rope)): a straight chain of
 /// particles from `start` to `end`. The defaults are those of a scene's `[[rope]]` table.
@@ -41,6 +42,9 @@ pub struct RopeDesc {
     /// Long-range attachments (default false): tether every free particle to its nearest pinned
     /// end at their distance along the rope (see [`tether`](crate::constraints::tether)).
     pub long_range: bool,
+    /// The collider that carries the pinned ends (default none: they stay where they are):
+    /// each then follows the point of the collider it was on when the rope was added.
+    pub pin_collider: Option<ColliderHandle>,
 }
 
 impl RopeDesc {
@@ -60,7 +64,17 @@ impl RopeDesc {
             damping: 0.0,
             shape: None,
             long_range: false,
+            pin_collider: None,
         }
+    }
+
+    /// The pinned particles, 0-based within the rope: the first and/or the last.
+    pub fn pins(&self) -> Vec<usize> {
+        let last = self.segments as usize;
+        [(self.pin_start, 0), (self.pin_end, last)]
+            .into_iter()
+            .filter_map(|(pinned, k)| pinned.then_some(k))
+            .collect()
     }
 
     /// Checks every field (keys as in a scene's `[[rope]]` table).
@@ -122,11 +136,7 @@ impl RopeDesc {
         if self.long_range {
             let x = &ps.x[start..];
             let segments: Vec<[u32; 2]> = (0..n as u32 - 1).map(|k| [k, k + 1]).collect();
-            let pins: Vec<usize> = [(self.pin_start, 0), (self.pin_end, n - 1)]
-                .into_iter()
-                .filter_map(|(pinned, k)| pinned.then_some(k))
-                .collect();
-            cs.tether.add_body(start, x, &segments, &pins);
+            cs.tether.add_body(start, x, &segments, &self.pins());
             cs.tether.check();
         }
         if let Some(bend) = self.bend {

@@ -5,8 +5,8 @@
 use super::SceneError;
 use super::keys::{Ctx, KeyPath};
 use super::raw::{
-    RawCloth, RawCollider, RawPin, RawPins, RawRope, RawScene, RawShape, RawSoftBody, RawSolver,
-    RawStiffness, RawWind,
+    RawCloth, RawCollider, RawPin, RawPins, RawRope, RawRopePins, RawScene, RawShape, RawSoftBody,
+    RawSolver, RawStiffness, RawWind,
 };
 use crate::bodies::cloth::{self, BendKind, ClothDesc, Diagonals, Orientation};
 use crate::bodies::rope::RopeDesc;
@@ -42,7 +42,7 @@ pub(super) fn build(raw: &RawScene, ctx: &Ctx) -> Result<World, SceneError> {
     }
     for (n, r) in raw.rope.iter().enumerate() {
         let key = KeyPath::item("rope", n);
-        let desc = rope(r, &key, ctx)?;
+        let desc = rope(r, &key, &named, ctx)?;
         world.add_rope(&desc).map_err(|e| ctx.at(&key, e))?;
     }
     for (n, c) in raw.cloth.iter().enumerate() {
@@ -102,16 +102,29 @@ fn shape_cluster(raw: &Option<RawShape>) -> Option<ClusterMaterial> {
         .map(|r| Ctx::cluster_material(r, ClusterMaterial::default()))
 }
 
-fn rope(r: &RawRope, key: &KeyPath, ctx: &Ctx) -> Result<RopeDesc, SceneError> {
-    for (n, p) in r.pin.iter().enumerate() {
-        ctx.check(p == "start" || p == "end", &key.key("pin").index(n), || {
+fn rope(
+    r: &RawRope,
+    key: &KeyPath,
+    colliders: &[(&str, ColliderHandle)],
+    ctx: &Ctx,
+) -> Result<RopeDesc, SceneError> {
+    let (pin, pin_key, collider) = match &r.pin {
+        RawRopePins::List(at) => (at, key.key("pin"), None),
+        RawRopePins::Carried(t) => (&t.at, key.key("pin").key("at"), Some(&t.collider)),
+    };
+    for (n, p) in pin.iter().enumerate() {
+        ctx.check(p == "start" || p == "end", &pin_key.index(n), || {
             format!("= \"{p}\": expected \"start\" or \"end\"")
         })?;
     }
+    let pin_collider = collider
+        .map(|name| named_collider(name, colliders, key, ctx))
+        .transpose()?;
     Ok(RopeDesc {
         name: r.name.clone().unwrap_or_default(),
-        pin_start: r.pin.iter().any(|p| p == "start"),
-        pin_end: r.pin.iter().any(|p| p == "end"),
+        pin_start: pin.iter().any(|p| p == "start"),
+        pin_end: pin.iter().any(|p| p == "end"),
+        pin_collider,
         stretch: ctx.stiffness_or_rigid(&r.stretch, &key.key("stretch"))?,
         bend: r
             .bend
@@ -129,6 +142,34 @@ fn rope(r: &RawRope, key: &KeyPath, ctx: &Ctx) -> Result<RopeDesc, SceneError> {
             r.mass,
         )
     })
+}
+
+/// The collider called `name`, which carries the pins of the body at `key` (an error at its
+/// `pin.collider` listing the named colliders otherwise).
+fn named_collider(
+    name: &str,
+    colliders: &[(&str, ColliderHandle)],
+    key: &KeyPath,
+    ctx: &Ctx,
+) -> Result<ColliderHandle, SceneError> {
+    colliders
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, h)| h)
+        .ok_or_else(|| {
+            let names: Vec<&str> = colliders.iter().map(|(n, _)| *n).collect();
+            ctx.invalid(
+                &key.key("pin").key("collider"),
+                format!(
+                    "= \"{name}\": no collider has this name (named colliders: {})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )
+        })
 }
 
 /// A cloth's pins as its `pin` key gives them: the list, its key, the edges of a carried `pin`
@@ -167,26 +208,7 @@ fn cloth(
     let pins = pins(c, key);
     let pin_collider = pins
         .collider
-        .map(|name| {
-            colliders
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|&(_, h)| h)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = colliders.iter().map(|(n, _)| *n).collect();
-                    ctx.invalid(
-                        &key.key("pin").key("collider"),
-                        format!(
-                            "= \"{name}\": no collider has this name (named colliders: {})",
-                            if names.is_empty() {
-                                "none".to_string()
-                            } else {
-                                names.join(", ")
-                            }
-                        ),
-                    )
-                })
-        })
+        .map(|name| named_collider(name, colliders, key, ctx))
         .transpose()?;
     let grid_only = |present: bool, k: &'static str| {
         ctx.check(!present, &key.key(k), || {

@@ -94,7 +94,7 @@ pub(super) struct RawRope {
     pub(super) segments: i64,
     pub(super) mass: Real,
     #[serde(default)]
-    pub(super) pin: Vec<String>,
+    pub(super) pin: RawRopePins,
     pub(super) stretch: Option<RawStiffness>,
     pub(super) bend: Option<RawStiffness>,
     #[serde(default = "default_thickness")]
@@ -104,6 +104,30 @@ pub(super) struct RawRope {
     pub(super) shape: Option<RawShape>,
     #[serde(default)]
     pub(super) long_range: bool,
+}
+
+/// A rope's `pin`: a list of `"start"` and `"end"`, or `{ collider = "name", at = [..] }`, those
+/// ends carried by the named collider.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawRopePins {
+    List(Vec<String>),
+    Carried(RawCarriedEnds),
+}
+
+impl Default for RawRopePins {
+    fn default() -> Self {
+        RawRopePins::List(Vec::new())
+    }
+}
+
+/// A rope's carried ends: `{ collider = "name", at = ["start", "end"] }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCarriedEnds {
+    pub(super) collider: String,
+    #[serde(default)]
+    pub(super) at: Vec<String>,
 }
 
 /// A cloth pin: `[i, j]` on a grid cloth, a vertex index on a mesh cloth.
