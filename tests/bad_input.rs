@@ -171,6 +171,18 @@ fn pins_out_of_range_are_errors() {
 }
 
 #[test]
+fn a_bad_tear_limit_and_a_body_after_a_tearing_cloth_are_errors() {
+    fails_with(
+        &GOOD.replace("mass = 0.5", "mass = 0.5\ntear = { strain = -0.1 }"),
+        None,
+        &["scene.toml:11:", "`cloth[0].tear.strain`", "> 0"],
+    );
+    let torn = GOOD.replace("mass = 0.5", "mass = 0.5\ntear = { strain = 0.2 }");
+    let scene = format!("{torn}\n[[cloth]]\nname = \"after\"\nresolution = [3, 3]\nmass = 1.0\n");
+    fails_with(&scene, None, &["`cloth[1].tear`", "'sheet'", "last body"]);
+}
+
+#[test]
 fn duplicate_body_names_are_errors() {
     let scene = format!("{GOOD}\n[[cloth]]\nname = \"sheet\"\nresolution = [3, 3]\nmass = 1.0\n");
     fails_with(&scene, None, &["`cloth[1].name`", "another body"]);
