@@ -6,6 +6,7 @@ pub mod bending;
 pub mod contact;
 pub mod distance;
 pub mod family;
+pub mod neo_hookean;
 pub mod particle_contact;
 pub mod stiffness;
 pub mod surface_contact;
@@ -17,6 +18,7 @@ pub use bending::DihedralSet;
 pub use contact::{ContactMaterial, ContactSet};
 pub use distance::DistanceSet;
 pub use family::Family;
+pub use neo_hookean::NeoHookeanSet;
 pub use particle_contact::ParticleContactSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 pub use surface_contact::SurfaceContactSet;
@@ -39,6 +41,8 @@ pub struct ConstraintSets {
     pub dihedral: DihedralSet,
     /// Tetrahedron volumes of soft bodies.
     pub volume: TetVolumeSet,
+    /// Neo-Hookean tets of soft bodies of an elastic solid.
+    pub neo_hookean: NeoHookeanSet,
     /// Enclosed volumes of surface soft bodies.
     pub pressure: PressureSet,
     /// Particles held to fixed points.
@@ -88,6 +92,10 @@ impl ConstraintSets {
             ),
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
             (&mut self.volume.materials, &mut self.volume.lambda),
+            (
+                &mut self.neo_hookean.materials,
+                &mut self.neo_hookean.lambda,
+            ),
             (&mut self.pressure.materials, &mut self.pressure.lambda),
             (&mut self.attachment.materials, &mut self.attachment.lambda),
             (&mut self.contact.materials, &mut self.contact.lambda),

@@ -82,6 +82,8 @@ pub(super) struct RawStiffness {
     pub(super) compliance: Option<Real>,
     pub(super) stiffness: Option<Real>,
     pub(super) damping: Option<Real>,
+    pub(super) youngs: Option<Real>,
+    pub(super) poisson: Option<Real>,
     pub(super) kind: Option<String>,
 }
 
