@@ -310,12 +310,12 @@ mod tests {
                 .key,
             "stiffness"
         );
-        let rope_bend = Stiffness::Elastic {
+        let cross_bend = Stiffness::Elastic {
             stiffness: 1.0,
             damping: 0.0,
         };
-        let e =
-            stiffness_not_elastic(&rope_bend, "bend", "rope bending does not take").unwrap_err();
+        let e = stiffness_not_elastic(&cross_bend, "bend", "cross-distance bending does not take")
+            .unwrap_err();
         assert_eq!(e.key, "bend");
     }
 

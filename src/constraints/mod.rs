@@ -8,6 +8,7 @@ pub mod distance;
 pub mod family;
 pub mod neo_hookean;
 pub mod particle_contact;
+pub mod rope_bending;
 pub mod stiffness;
 pub mod surface_contact;
 pub mod tether;
@@ -20,6 +21,7 @@ pub use distance::DistanceSet;
 pub use family::Family;
 pub use neo_hookean::NeoHookeanSet;
 pub use particle_contact::ParticleContactSet;
+pub use rope_bending::RopeBendingSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 pub use surface_contact::SurfaceContactSet;
 pub use tether::TetherSet;
@@ -37,6 +39,8 @@ pub struct ConstraintSets {
     pub stretch: DistanceSet,
     /// Cross-distance bending of cloth and bending of rope (particles two apart).
     pub bend_distance: DistanceSet,
+    /// Elastic bending of ropes (bending stiffness `EI`).
+    pub rope_bending: RopeBendingSet,
     /// Dihedral-angle bending of cloth.
     pub dihedral: DihedralSet,
     /// Tetrahedron volumes of soft bodies.
@@ -91,6 +95,10 @@ impl ConstraintSets {
                 &mut self.bend_distance.lambda,
             ),
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
+            (
+                &mut self.rope_bending.materials,
+                &mut self.rope_bending.lambda,
+            ),
             (&mut self.volume.materials, &mut self.volume.lambda),
             (
                 &mut self.neo_hookean.materials,
