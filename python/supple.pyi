@@ -29,6 +29,8 @@ StiffnessDict = TypedDict(
         "compliance": float,
         "stiffness": float,
         "damping": float,
+        "youngs": float,
+        "poisson": float,
         "kind": str,
     },
     total=False,
@@ -37,8 +39,9 @@ Stiffness = Union["Pbd", "PbdCorrected", "Xpbd", StiffnessDict]
 """A stiffness: `{"model": "pbd", "k": 0.9}`, `{"model": "pbd_corrected", "k": 0.9}`,
 `{"model": "xpbd", "compliance": 1e-6, "damping": 0.0}` (compliance in m/N, 0 is rigid),
 `{"model": "elastic", "stiffness": 500.0}` (a physical modulus: EA in N for rope stretch, E*t in
-N/m for cloth stretch and shear, D in N*m for cloth dihedral bending), or the classes of the
-first three. Cloth `bend` also takes `"kind"`: "dihedral" or "cross-distance"."""
+N/m for cloth stretch and shear, D in N*m for cloth dihedral bending),
+`{"model": "elastic", "youngs": 1e5, "poisson": 0.3}` (a soft body's tet `volume`: Young's modulus
+in Pa and Poisson ratio, Neo-Hookean tets), or the classes of the first three. Cloth `bend` also takes `"kind"`: "dihedral" or "cross-distance"."""
 ShapeMaterial = TypedDict(
     "ShapeMaterial",
     {"stiffness": float, "beta": float, "yield": float, "creep": float, "max": float},

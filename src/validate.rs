@@ -121,6 +121,32 @@ pub fn stiffness(s: &Stiffness, key: &str) -> Checked {
             positive(stiffness, "stiffness", "a modulus")?;
             non_negative(damping, "damping").map(drop)
         }
+        Stiffness::ElasticSolid { .. } => Err(BuildError::new(
+            "youngs",
+            "is for the tets of soft bodies only (`volume` of model \"tets\"): give this one `stiffness` instead",
+        )),
+    };
+    ranges().map_err(|e| e.within(key))
+}
+
+/// The stiffness at `key` of a soft body's tets, which may be an elastic solid: Young's modulus
+/// `youngs` > 0 and Poisson ratio `poisson` in (−1, ½) (the ends make the material infinitely
+/// stiff in volume or unstable), `damping` ≥ 0; otherwise as [`stiffness`].
+pub fn tet_stiffness(s: &Stiffness, key: &str) -> Checked {
+    let Stiffness::ElasticSolid {
+        youngs,
+        poisson,
+        damping,
+    } = *s
+    else {
+        return stiffness(s, key);
+    };
+    let ranges = || {
+        positive(youngs, "youngs", "a Young's modulus in Pa")?;
+        check(poisson > -1.0 && poisson < 0.5, "poisson", || {
+            format!("= {poisson}: expected a Poisson ratio in (-1, 0.5), both ends excluded")
+        })?;
+        non_negative(damping, "damping").map(drop)
     };
     ranges().map_err(|e| e.within(key))
 }
@@ -145,6 +171,10 @@ pub struct StiffnessKeys {
     pub stiffness: Option<Real>,
     /// `damping`, XPBD and elastic.
     pub damping: Option<Real>,
+    /// `youngs`, Young's modulus of an elastic solid (soft bodies' tets).
+    pub youngs: Option<Real>,
+    /// `poisson`, Poisson ratio of an elastic solid (soft bodies' tets).
+    pub poisson: Option<Real>,
 }
 
 /// The stiffness a scene table (or a binding's dict) names: `model` (`pbd`, `pbd_corrected`,
@@ -158,6 +188,8 @@ pub fn stiffness_model(model: &str, keys: StiffnessKeys) -> Checked<Stiffness> {
         compliance,
         stiffness: modulus,
         damping,
+        youngs,
+        poisson,
     } = keys;
     let forbid = |present: bool, key: &str| {
         check(!present, key, || {
@@ -169,6 +201,8 @@ pub fn stiffness_model(model: &str, keys: StiffnessKeys) -> Checked<Stiffness> {
             forbid(compliance.is_some(), "compliance")?;
             forbid(damping.is_some(), "damping")?;
             forbid(modulus.is_some(), "stiffness")?;
+            forbid(youngs.is_some(), "youngs")?;
+            forbid(poisson.is_some(), "poisson")?;
             let k = k.ok_or_else(|| {
                 BuildError::new(
                     "",
@@ -184,10 +218,32 @@ pub fn stiffness_model(model: &str, keys: StiffnessKeys) -> Checked<Stiffness> {
         "xpbd" => {
             forbid(k.is_some(), "k")?;
             forbid(modulus.is_some(), "stiffness")?;
+            forbid(youngs.is_some(), "youngs")?;
+            forbid(poisson.is_some(), "poisson")?;
             Stiffness::Xpbd {
                 compliance: compliance.unwrap_or(0.0),
                 damping: damping.unwrap_or(0.0),
             }
+        }
+        "elastic" if youngs.is_some() || poisson.is_some() => {
+            forbid(k.is_some(), "k")?;
+            forbid(compliance.is_some(), "compliance")?;
+            forbid(modulus.is_some(), "stiffness")?;
+            let needs = |v: Option<Real>, name: &str, what: &str| {
+                v.ok_or_else(|| {
+                    BuildError::new(
+                        "",
+                        format!("has model \"elastic\" with `youngs` or `poisson` (an elastic solid) but no `{name}`: expected {what}"),
+                    )
+                })
+            };
+            let s = Stiffness::ElasticSolid {
+                youngs: needs(youngs, "youngs", "a Young's modulus > 0 in Pa")?,
+                poisson: needs(poisson, "poisson", "a Poisson ratio in (-1, 0.5)")?,
+                damping: damping.unwrap_or(0.0),
+            };
+            tet_stiffness(&s, "")?;
+            return Ok(s);
         }
         "elastic" => {
             forbid(k.is_some(), "k")?;
@@ -195,7 +251,7 @@ pub fn stiffness_model(model: &str, keys: StiffnessKeys) -> Checked<Stiffness> {
             let stiffness = modulus.ok_or_else(|| {
                 BuildError::new(
                     "",
-                    "has model \"elastic\" but no `stiffness`: expected a modulus > 0 (EA in N for a rope, E·t in N/m for cloth stretch and shear, D in N·m for cloth bending)",
+                    "has model \"elastic\" but no `stiffness`: expected a modulus > 0 (EA in N for a rope, E·t in N/m for cloth stretch and shear, D in N·m for cloth bending; EI in N·m² for rope bending), or `youngs` and `poisson` for the tets of a soft body",
                 )
             })?;
             Stiffness::Elastic {
@@ -254,12 +310,12 @@ mod tests {
                 .key,
             "stiffness"
         );
-        let rope_bend = Stiffness::Elastic {
+        let cross_bend = Stiffness::Elastic {
             stiffness: 1.0,
             damping: 0.0,
         };
-        let e =
-            stiffness_not_elastic(&rope_bend, "bend", "rope bending does not take").unwrap_err();
+        let e = stiffness_not_elastic(&cross_bend, "bend", "cross-distance bending does not take")
+            .unwrap_err();
         assert_eq!(e.key, "bend");
     }
 
@@ -311,6 +367,47 @@ mod tests {
             stiffness(&bad_modulus, "bend").unwrap_err().key,
             "bend.stiffness"
         );
+        let solid = |youngs, poisson| StiffnessKeys {
+            youngs,
+            poisson,
+            ..StiffnessKeys::default()
+        };
+        assert_eq!(
+            stiffness_model("elastic", solid(Some(1e5), Some(0.3))),
+            Ok(Stiffness::ElasticSolid {
+                youngs: 1e5,
+                poisson: 0.3,
+                damping: 0.0
+            })
+        );
+        for (keys, key) in [
+            (solid(Some(1e5), Some(0.5)), "poisson"),
+            (solid(Some(1e5), Some(-1.0)), "poisson"),
+            (solid(Some(0.0), Some(0.3)), "youngs"),
+            (solid(Some(-1e5), Some(0.3)), "youngs"),
+            (solid(None, Some(0.3)), ""),
+            (
+                StiffnessKeys {
+                    stiffness: Some(1.0),
+                    ..solid(Some(1e5), Some(0.3))
+                },
+                "stiffness",
+            ),
+        ] {
+            assert_eq!(stiffness_model("elastic", keys).unwrap_err().key, key);
+        }
+        let no_youngs = stiffness_model("elastic", solid(None, Some(0.3))).unwrap_err();
+        assert!(
+            no_youngs.message.contains("no `youngs`"),
+            "{}",
+            no_youngs.message
+        );
+        let solid = stiffness_model("elastic", solid(Some(1e5), Some(0.3))).unwrap();
+        assert_eq!(
+            stiffness(&solid, "stretch").unwrap_err().key,
+            "stretch.youngs"
+        );
+        assert!(tet_stiffness(&solid, "volume").is_ok());
         assert!(positive(Real::NAN, "mass", "a mass in kg").is_err());
         assert!(name(".hidden", "name").is_err() && name("cloth-1_a.b", "name").is_ok());
     }

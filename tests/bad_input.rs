@@ -253,6 +253,58 @@ fn bad_meshes_name_the_scene_key_and_the_mesh_line() {
 }
 
 #[test]
+fn elastic_solids_name_their_wrong_key() {
+    let cube = supple::mesh::generate::obj_text(&supple::mesh::generate::cube(), "cube");
+    let scene = |volume: &str, extra: &str| {
+        format!("[[soft_body]]\nmesh = \"mesh.obj\"\nmass = 1.0\nvolume = {{ {volume} }}\n{extra}")
+    };
+    let solid = r#"model = "elastic", youngs = 1e5, poisson = 0.3"#;
+    let (ok, stderr, _dir) = run(&scene(solid, ""), Some(cube.as_bytes()));
+    assert!(ok, "{stderr}");
+    for (volume, extra, needles) in [
+        (
+            r#"model = "elastic", youngs = 1e5, poisson = 0.5"#,
+            "",
+            &[
+                "scene.toml:4:",
+                "`soft_body[0].volume.poisson`",
+                "(-1, 0.5)",
+            ][..],
+        ),
+        (
+            r#"model = "elastic", youngs = 0.0, poisson = 0.3"#,
+            "",
+            &["scene.toml:4:", "`soft_body[0].volume.youngs`", "> 0"],
+        ),
+        (
+            r#"model = "elastic", youngs = 1e5"#,
+            "",
+            &["scene.toml:4:", "`soft_body[0].volume`", "no `poisson`"],
+        ),
+        (
+            solid,
+            r#"edge = { model = "xpbd", compliance = 1e-4 }"#,
+            &["`soft_body[0].edge`", "elastic solid"],
+        ),
+        (
+            solid,
+            r#"model = "surface""#,
+            &["`soft_body[0].volume.youngs`", "\"tets\""],
+        ),
+    ] {
+        fails_with(&scene(volume, extra), Some(cube.as_bytes()), needles);
+    }
+    fails_with(
+        &GOOD.replace(
+            r#"model = "xpbd", compliance = 0.0"#,
+            r#"model = "elastic", youngs = 1e5, poisson = 0.3"#,
+        ),
+        None,
+        &["scene.toml:11:", "`cloth[0].stretch.youngs`", "soft bodies"],
+    );
+}
+
+#[test]
 fn a_missing_scene_file_is_an_error() {
     let output = Command::new(env!("CARGO_BIN_EXE_supple"))
         .args(["run", "no/such/scene.toml", "--headless"])

@@ -286,8 +286,17 @@ pub fn stiffness(
             ob.get_type().name().map_or("?".into(), |n| n.to_string())
         ))
     })?;
-    let keys = ["model", "k", "compliance", "stiffness", "damping", "kind"];
-    let entries = table(dict, key, &keys[..if allow_kind { 6 } else { 5 }])?;
+    let keys = [
+        "model",
+        "k",
+        "compliance",
+        "stiffness",
+        "damping",
+        "youngs",
+        "poisson",
+        "kind",
+    ];
+    let entries = table(dict, key, &keys[..if allow_kind { 8 } else { 7 }])?;
     let get = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| v);
     let number =
         |name: &str| -> PyResult<Option<f32>> { get(name).map(|v| v.extract::<f32>()).transpose() };
@@ -303,6 +312,8 @@ pub fn stiffness(
         compliance: number("compliance")?,
         stiffness: number("stiffness")?,
         damping: number("damping")?,
+        youngs: number("youngs")?,
+        poisson: number("poisson")?,
     };
     let stiffness = engine::validate::stiffness_model(&model, keys)
         .map_err(|e| build_error(e.within(key), &[]))?;

@@ -29,8 +29,10 @@ pub struct RopeDesc {
     /// Stiffness of the segments (default rigid XPBD); `elastic` takes the axial stiffness `EA`,
     /// N.
     pub stretch: Stiffness,
-    /// Bending: distance constraints between particles two apart (default none; not
-    /// `elastic`).
+    /// Bending (default none): distance constraints between particles two apart, or for
+    /// `elastic` the bending stiffness `EI` in N·m² of a rod, held at every interior particle
+    /// (see [`RopeBendingSet`](crate::constraints::RopeBendingSet)): XPBD compliance
+    /// `L³ / (4 EI)` for segments of rest length `L`.
     pub bend: Option<Stiffness>,
     /// Collision distance, m (default 0.01).
     pub thickness: Real,
@@ -94,11 +96,7 @@ impl RopeDesc {
         validate::positive(self.mass, "mass", "a mass in kg")?;
         validate::stiffness(&self.stretch, "stretch")?;
         if let Some(bend) = &self.bend {
-            validate::stiffness_not_elastic(
-                bend,
-                "bend",
-                "a rope's bending (a spring between particles two apart) does not take: use \"xpbd\"",
-            )?;
+            validate::stiffness(bend, "bend")?;
         }
         super::validate_common(self.thickness, self.damping, self.shape.as_ref())
     }
@@ -139,7 +137,18 @@ impl RopeDesc {
             cs.tether.add_body(start, x, &segments, &self.pins());
             cs.tether.check();
         }
-        if let Some(bend) = self.bend {
+        if let Some(bend @ Stiffness::Elastic { .. }) = self.bend {
+            // Two segments of length L bent by θ hold ½ (4 EI / L³) |d|², |d| ≈ L θ / 2.
+            for k in start + 1..(start + n).saturating_sub(1) {
+                let rest = (ps.x[k + 1] - ps.x[k - 1]).norm() / 2.0;
+                let mat = cs
+                    .rope_bending
+                    .materials
+                    .add_element(bend, 4.0 / rest.powi(3));
+                cs.rope_bending
+                    .push([k - 1, k, k + 1].map(|i| i as u32), mat);
+            }
+        } else if let Some(bend) = self.bend {
             let mat = cs.bend_distance.materials.add(bend);
             for k in start..(start + n).saturating_sub(2) {
                 let rest = (ps.x[k + 2] - ps.x[k]).norm();

@@ -1,7 +1,9 @@
 //! Soft bodies from a surface mesh, in one of four models:
 //!
 //! - `tets`: a lattice of particles over the inside ([`tetrahedralize`]), with a distance
-//!   constraint on every tet edge and a volume constraint per tet; the mesh is skinned in the tets;
+//!   constraint on every tet edge and a volume constraint per tet, or, for an elastic solid
+//!   (`volume = { model = "elastic", youngs, poisson }`), a Neo-Hookean element per tet; the mesh
+//!   is skinned in the tets;
 //! - `clusters`: the same lattice, held by overlapping shape-matching clusters of 3 × 3 × 3
 //!   lattice points centred every second lattice point ([`crate::shape_matching`]);
 //! - `rigid`: the same lattice as one shape-matching cluster: a rigid body;
@@ -76,7 +78,9 @@ pub struct SoftMaterial {
     /// (default XPBD, compliance 1e-4).
     pub edge: Stiffness,
     /// Tet volume (`tets`, compliance in m⁵/N) or enclosed volume (`surface`, m⁵/N)
-    /// (default rigid XPBD).
+    /// (default rigid XPBD). For `tets` it may be [`Stiffness::ElasticSolid`] (Young's modulus
+    /// and Poisson ratio): then each tet is a Neo-Hookean element
+    /// ([`NeoHookeanSet`](crate::constraints::NeoHookeanSet)) and `edge` is not used.
     pub volume: Stiffness,
     /// Dihedral bending of a `surface` body, compliance in rad/(N·m) (default XPBD, 1).
     pub bend: Stiffness,
@@ -197,9 +201,13 @@ impl SoftBodyDesc {
                 m.resolution
             )
         })?;
-        let not_yet = "soft bodies do not take yet: use \"xpbd\"";
+        let not_yet = "soft bodies take only as `volume = { model = \"elastic\", youngs, poisson }` of model \"tets\": use \"xpbd\"";
         validate::stiffness_not_elastic(&m.edge, "edge", not_yet)?;
-        validate::stiffness_not_elastic(&m.volume, "volume", not_yet)?;
+        if m.model == SoftModel::Tets {
+            validate::tet_stiffness(&m.volume, "volume")?;
+        } else {
+            validate::stiffness_not_elastic(&m.volume, "volume", not_yet)?;
+        }
         validate::stiffness_not_elastic(&m.bend, "bend", not_yet)?;
         validate::positive(m.pressure, "pressure", "a pressure factor")?;
         m.shape.validate().map_err(|e| e.within("shape"))?;
@@ -296,6 +304,18 @@ fn add_lattice(
     let at = |i: u32| start as u32 + i;
     match material.model {
         SoftModel::Tets => {
+            if let Stiffness::ElasticSolid {
+                youngs,
+                poisson,
+                damping,
+            } = material.volume
+            {
+                for t in &lattice.tets {
+                    cs.neo_hookean
+                        .push(t.map(at), &ps.x, youngs, poisson, damping);
+                }
+                return;
+            }
             let edge = cs.stretch.materials.add(material.edge);
             for [a, b] in tet_edges(&lattice.tets) {
                 let rest = (ps.x[at(a) as usize] - ps.x[at(b) as usize]).norm();

@@ -6,7 +6,9 @@ pub mod bending;
 pub mod contact;
 pub mod distance;
 pub mod family;
+pub mod neo_hookean;
 pub mod particle_contact;
+pub mod rope_bending;
 pub mod stiffness;
 pub mod surface_contact;
 pub mod tether;
@@ -17,7 +19,9 @@ pub use bending::DihedralSet;
 pub use contact::{ContactMaterial, ContactSet};
 pub use distance::DistanceSet;
 pub use family::Family;
+pub use neo_hookean::NeoHookeanSet;
 pub use particle_contact::ParticleContactSet;
+pub use rope_bending::RopeBendingSet;
 pub use stiffness::{Coeffs, MaterialTable, Stiffness};
 pub use surface_contact::SurfaceContactSet;
 pub use tether::TetherSet;
@@ -35,10 +39,14 @@ pub struct ConstraintSets {
     pub stretch: DistanceSet,
     /// Cross-distance bending of cloth and bending of rope (particles two apart).
     pub bend_distance: DistanceSet,
+    /// Elastic bending of ropes (bending stiffness `EI`).
+    pub rope_bending: RopeBendingSet,
     /// Dihedral-angle bending of cloth.
     pub dihedral: DihedralSet,
     /// Tetrahedron volumes of soft bodies.
     pub volume: TetVolumeSet,
+    /// Neo-Hookean tets of soft bodies of an elastic solid.
+    pub neo_hookean: NeoHookeanSet,
     /// Enclosed volumes of surface soft bodies.
     pub pressure: PressureSet,
     /// Particles held to fixed points.
@@ -87,7 +95,15 @@ impl ConstraintSets {
                 &mut self.bend_distance.lambda,
             ),
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
+            (
+                &mut self.rope_bending.materials,
+                &mut self.rope_bending.lambda,
+            ),
             (&mut self.volume.materials, &mut self.volume.lambda),
+            (
+                &mut self.neo_hookean.materials,
+                &mut self.neo_hookean.lambda,
+            ),
             (&mut self.pressure.materials, &mut self.pressure.lambda),
             (&mut self.attachment.materials, &mut self.attachment.lambda),
             (&mut self.contact.materials, &mut self.contact.lambda),

@@ -53,6 +53,18 @@ pub enum Stiffness {
         /// Constraint damping `β` ≥ 0, s.
         damping: Real,
     },
+    /// An isotropic solid of Young's modulus `E` > 0 in Pa and Poisson ratio `ν` in (−1, ½), for
+    /// soft bodies' tets: each tet becomes the XPBD Neo-Hookean pair of constraints of Macklin
+    /// and Müller 2021 (see [`NeoHookeanSet`](super::neo_hookean::NeoHookeanSet)); constraint
+    /// damping `β` ≥ 0 in s. Written `{ model = "elastic", youngs = E, poisson = ν }`.
+    ElasticSolid {
+        /// Young's modulus `E` > 0, Pa.
+        youngs: Real,
+        /// Poisson ratio `ν` in (−1, ½).
+        poisson: Real,
+        /// Constraint damping `β` ≥ 0, s.
+        damping: Real,
+    },
 }
 
 impl Default for Stiffness {
@@ -93,7 +105,7 @@ impl Stiffness {
             Stiffness::Pbd { .. } => "pbd",
             Stiffness::PbdCorrected { .. } => "pbd_corrected",
             Stiffness::Xpbd { .. } => "xpbd",
-            Stiffness::Elastic { .. } => "elastic",
+            Stiffness::Elastic { .. } | Stiffness::ElasticSolid { .. } => "elastic",
         }
     }
 
@@ -134,21 +146,35 @@ impl Stiffness {
                 scale: 1.0,
             },
             Stiffness::Elastic { .. } => self.per_element(1.0).coeffs(h, iterations),
+            // A solid's tets take per-element materials from its Lamé parameters; on its own it
+            // is the elastic modulus `E` of a unit element.
+            Stiffness::ElasticSolid {
+                youngs, damping, ..
+            } => Stiffness::Elastic {
+                stiffness: youngs,
+                damping,
+            }
+            .coeffs(h, iterations),
         }
     }
 
-    /// The model and its two numbers, as bits: equal keys are equal stiffnesses.
-    fn key(&self) -> (u8, u32, u32) {
-        let (model, a, b) = match *self {
-            Stiffness::Pbd { k } => (0, k, 0.0),
-            Stiffness::PbdCorrected { k } => (1, k, 0.0),
+    /// The model and its numbers, as bits: equal keys are equal stiffnesses.
+    fn key(&self) -> (u8, [u32; 3]) {
+        let (model, numbers) = match *self {
+            Stiffness::Pbd { k } => (0, [k, 0.0, 0.0]),
+            Stiffness::PbdCorrected { k } => (1, [k, 0.0, 0.0]),
             Stiffness::Xpbd {
                 compliance,
                 damping,
-            } => (2, compliance, damping),
-            Stiffness::Elastic { stiffness, damping } => (3, stiffness, damping),
+            } => (2, [compliance, damping, 0.0]),
+            Stiffness::Elastic { stiffness, damping } => (3, [stiffness, damping, 0.0]),
+            Stiffness::ElasticSolid {
+                youngs,
+                poisson,
+                damping,
+            } => (4, [youngs, poisson, damping]),
         };
-        (model, a.to_bits(), b.to_bits())
+        (model, numbers.map(Real::to_bits))
     }
 }
 
@@ -199,7 +225,7 @@ pub struct MaterialTable {
     /// Coefficients of each material for the current substep (see [`MaterialTable::resolve`]).
     pub coeffs: Vec<Coeffs>,
     /// The index of each stiffness added by [`MaterialTable::add_element`].
-    shared: HashMap<(u8, u32, u32), u16>,
+    shared: HashMap<(u8, [u32; 3]), u16>,
 }
 
 impl MaterialTable {

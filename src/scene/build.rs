@@ -13,8 +13,8 @@ use crate::bodies::rope::RopeDesc;
 use crate::bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel, fit_scale, place_mesh};
 use crate::bodies::tear::Tear;
 use crate::collision::{Collider, MeshShape, Motion, Shape};
-use crate::constraints::ContactMaterial;
 use crate::constraints::contact::DEFAULT_FRICTION;
+use crate::constraints::{ContactMaterial, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::shape_matching::ClusterMaterial;
@@ -438,6 +438,11 @@ fn soft_body(s: &RawSoftBody, key: &KeyPath, ctx: &Ctx) -> Result<SoftBodyDesc, 
         thickness: s.thickness,
         damping: s.damping,
     };
+    let solid = matches!(material.volume, Stiffness::ElasticSolid { .. });
+    ctx.check(!(solid && s.edge.is_some()), &key.key("edge"), || {
+        "does not apply when `volume` is an elastic solid (its Neo-Hookean tets hold the shape)"
+            .into()
+    })?;
     let center = s
         .center
         .map(|v| ctx.vec3(v, &key.key("center")))

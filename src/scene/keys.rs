@@ -213,6 +213,8 @@ impl Ctx<'_> {
             compliance: raw.compliance,
             stiffness: raw.stiffness,
             damping: raw.damping,
+            youngs: raw.youngs,
+            poisson: raw.poisson,
         };
         let stiffness = validate::stiffness_model(&raw.model, keys).map_err(|e| self.at(key, e))?;
         Ok((stiffness, kind))

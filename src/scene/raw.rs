@@ -73,7 +73,8 @@ pub(super) struct RawGust {
 
 /// A stiffness table: `{ model = "pbd" | "pbd_corrected", k = .. }`,
 /// `{ model = "xpbd", compliance = .., damping = .. }` or
-/// `{ model = "elastic", stiffness = .., damping = .. }`, plus `kind` for cloth bending.
+/// `{ model = "elastic", stiffness = .., damping = .. }` or, for a soft body's tets,
+/// `{ model = "elastic", youngs = .., poisson = .., damping = .. }`, plus `kind` for cloth bending.
 #[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawStiffness {
@@ -82,6 +83,8 @@ pub(super) struct RawStiffness {
     pub(super) compliance: Option<Real>,
     pub(super) stiffness: Option<Real>,
     pub(super) damping: Option<Real>,
+    pub(super) youngs: Option<Real>,
+    pub(super) poisson: Option<Real>,
     pub(super) kind: Option<String>,
 }
 

@@ -17,6 +17,8 @@ use crate::stats::{Stage, StageClock};
 /// says, forward on even iterations and backward on odd ones; `colored` spreads the blocks of a
 /// color over `team`, whose leader calls this; `jacobi` sums each family's corrections over
 /// `team` and extrapolates every iteration, see [`JacobiScratch`](crate::solver::JacobiScratch)),
+/// then serially the Neo-Hookean tets (see [`NeoHookeanSet`](crate::constraints::NeoHookeanSet))
+/// and the elastic rope bending (see [`RopeBendingSet`](crate::constraints::RopeBendingSet)),
 /// after the last iteration the tethers (one color, in parallel over `team` with every method, see
 /// [`TetherSet`](crate::constraints::TetherSet)), then serially shape matching (a constraint
 /// inside the iterations, see [`ClusterSet::match_shapes`]), enclosed volumes, attachments,
@@ -109,6 +111,14 @@ pub fn project_constraints(
                 scratch.end_iteration(slots, &mut lambdas, team);
                 clock.lap(Stage::Pack);
             }
+        }
+        if !cs.neo_hookean.is_empty() {
+            cs.neo_hookean.project_serial(&mut cs.slots, &cs.starts);
+            clock.lap(Stage::Volume);
+        }
+        if !cs.rope_bending.is_empty() {
+            cs.rope_bending.project_serial(&mut cs.slots, &cs.starts);
+            clock.lap(Stage::BendDistance);
         }
         if i + 1 == iterations && !cs.tether.is_empty() {
             cs.tether.project(&mut cs.slots, team);

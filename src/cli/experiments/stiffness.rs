@@ -243,6 +243,7 @@ fn stiffness_value(s: Stiffness) -> Real {
         Stiffness::Pbd { k } | Stiffness::PbdCorrected { k } => k,
         Stiffness::Xpbd { compliance, .. } => compliance,
         Stiffness::Elastic { stiffness, .. } => stiffness,
+        Stiffness::ElasticSolid { youngs, .. } => youngs,
     }
 }
 
@@ -257,6 +258,9 @@ fn stiffness_label(s: Stiffness) -> String {
         } => "xpbd α=0".to_string(),
         Stiffness::Xpbd { compliance, .. } => format!("xpbd α={compliance:e}"),
         Stiffness::Elastic { stiffness, .. } => format!("elastic {stiffness:e}"),
+        Stiffness::ElasticSolid {
+            youngs, poisson, ..
+        } => format!("elastic E={youngs:e} ν={poisson}"),
     }
 }
 
