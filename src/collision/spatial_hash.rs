@@ -20,6 +20,10 @@ pub struct SpatialHash {
     cell_start: Vec<u32>,
     /// Point indices, grouped by bucket.
     entries: Vec<u32>,
+    /// The points in the order of `entries`, m: a query reads its candidates' positions from
+    /// consecutive memory instead of gathering them by index (Müller, "Ten Minute Physics" 11,
+    /// sorts the particles by cell for the same reason).
+    sorted: Vec<Vec3>,
     /// Bucket of every point, from the last build.
     bucket_of: Vec<u32>,
 }
@@ -51,19 +55,24 @@ impl SpatialHash {
         }
         self.entries.clear();
         self.entries.resize(sum as usize, 0);
+        self.sorted.clear();
+        self.sorted.resize(sum as usize, Vec3::zeros());
         for i in (0..points.len()).rev() {
             let b = self.bucket_of[i] as usize;
             self.cell_start[b] -= 1;
             self.entries[self.cell_start[b] as usize] = i as u32;
+            self.sorted[self.cell_start[b] as usize] = points[i];
         }
         // The excluded points sit in the extra last bucket, which no query reaches.
     }
 
-    /// Calls `f(j)` once for every point `j` in a cell that overlaps the cube of half side
-    /// `reach` m around `p` (a superset of the points within `reach`; the caller tests the
-    /// distance). Buckets that several of those cells share are visited once. `reach` must not
+    /// Calls `f(j, x_j)` once for every point `j ≥ from`, at `x_j` as given to [`build`](Self::build),
+    /// in a cell that overlaps the cube of half side `reach` m around `p` (a superset of the
+    /// points within `reach`; the caller tests the distance). Buckets that several of those cells
+    /// share are visited once, each in increasing order of `j` from the first `j ≥ from` (found
+    /// by bisection: a search of pairs `i < j` skips half the candidates). `reach` must not
     /// exceed the spacing, so that the cube overlaps at most 3 × 3 × 3 cells.
-    pub fn for_each_near(&self, p: &Vec3, reach: Real, mut f: impl FnMut(u32)) {
+    pub fn for_each_near(&self, p: &Vec3, reach: Real, from: u32, mut f: impl FnMut(u32, &Vec3)) {
         debug_assert!(
             reach <= self.spacing,
             "reach {reach} > spacing {}",
@@ -89,8 +98,13 @@ impl SpatialHash {
             }
         }
         for &b in &seen[..n] {
-            for &j in &self.entries[self.cell_start[b] as usize..self.cell_start[b + 1] as usize] {
-                f(j);
+            let (start, end) = (self.cell_start[b] as usize, self.cell_start[b + 1] as usize);
+            let first = start + self.entries[start..end].partition_point(|&j| j < from);
+            for (&j, x) in self.entries[first..end]
+                .iter()
+                .zip(&self.sorted[first..end])
+            {
+                f(j, x);
             }
         }
     }
@@ -131,7 +145,8 @@ mod tests {
         hash.build(&xs, reach, |_| true);
         for (i, p) in xs.iter().enumerate() {
             let mut found = Vec::new();
-            hash.for_each_near(p, reach, |j| {
+            hash.for_each_near(p, reach, 0, |j, x| {
+                assert_eq!(*x, xs[j as usize]);
                 if (xs[j as usize] - p).norm() < reach {
                     found.push(j as usize);
                 }
@@ -157,7 +172,7 @@ mod tests {
         let mut hash = SpatialHash::default();
         hash.build(&xs, 0.5, |i| i % 2 == 0);
         let mut found = Vec::new();
-        hash.for_each_near(&xs[0], 0.5, |j| found.push(j));
+        hash.for_each_near(&xs[0], 0.5, 0, |j, _| found.push(j));
         found.sort_unstable();
         assert_eq!(found, (0..100).step_by(2).collect::<Vec<u32>>());
     }
