@@ -26,7 +26,14 @@ pub struct SpatialHash {
     sorted: Vec<Vec3>,
     /// Bucket of every point, from the last build.
     bucket_of: Vec<u32>,
+    /// `⌊(2⁶⁴ − 1) / buckets⌋ + 1`: `h mod buckets` by two multiplications instead of a
+    /// division (Lemire, Kaser and Kurz 2019, "Faster Remainder by Direct Computation"), exact
+    /// for every 32-bit `h`; a query reduces up to 27 cell hashes.
+    fastmod: u64,
 }
+
+/// The hash's primes for the x, y and z cell coordinates (Teschner et al. 2003, sec. 4.1).
+const PRIMES: [i32; 3] = [92_837_111, 689_287_499, 283_923_481];
 
 impl SpatialHash {
     /// Rebuilds the grid over `points` with cells of side `spacing` m (> 0), skipping the points
@@ -34,6 +41,7 @@ impl SpatialHash {
     pub fn build(&mut self, points: &[Vec3], spacing: Real, include: impl Fn(usize) -> bool) {
         self.spacing = spacing;
         let buckets = 2 * points.len().max(1);
+        self.fastmod = u64::MAX / buckets as u64 + 1;
         self.cell_start.clear();
         self.cell_start.resize(buckets + 1, 0);
         self.bucket_of.clear();
@@ -87,9 +95,11 @@ impl SpatialHash {
         let mut seen = [0usize; 27];
         let mut n = 0;
         for i in lo[0]..=hi[0] {
+            let h_i = i.wrapping_mul(PRIMES[0]);
             for j in lo[1]..=hi[1] {
+                let h_ij = h_i ^ j.wrapping_mul(PRIMES[1]);
                 for k in lo[2]..=hi[2] {
-                    let b = self.bucket([i, j, k]);
+                    let b = self.reduce(h_ij ^ k.wrapping_mul(PRIMES[2]));
                     if !seen[..n].contains(&b) {
                         seen[n] = b;
                         n += 1;
@@ -116,10 +126,18 @@ impl SpatialHash {
 
     /// Bucket of cell `c` (Teschner et al. 2003, sec. 4.1).
     fn bucket(&self, c: [i32; 3]) -> usize {
-        let h = c[0].wrapping_mul(92_837_111)
-            ^ c[1].wrapping_mul(689_287_499)
-            ^ c[2].wrapping_mul(283_923_481);
-        h.unsigned_abs() as usize % (self.cell_start.len() - 1).max(1)
+        self.reduce(
+            c[0].wrapping_mul(PRIMES[0])
+                ^ c[1].wrapping_mul(PRIMES[1])
+                ^ c[2].wrapping_mul(PRIMES[2]),
+        )
+    }
+
+    /// `|h| mod buckets`, the bucket of a cell of hash `h`.
+    fn reduce(&self, h: i32) -> usize {
+        let buckets = (self.cell_start.len() - 1) as u128;
+        let low = self.fastmod.wrapping_mul(h.unsigned_abs() as u64);
+        ((low as u128 * buckets) >> 64) as usize
     }
 }
 
@@ -163,6 +181,28 @@ mod tests {
                 .filter(|&j| (xs[j] - p).norm() < reach)
                 .collect();
             assert_eq!(sorted, brute, "neighbours of point {i}");
+        }
+    }
+
+    #[test]
+    fn the_remainder_by_multiplication_is_the_remainder() {
+        let mut hash = SpatialHash::default();
+        for n in [1, 2, 3, 500, 1024, 4097, 100_000] {
+            hash.build(&points(n, 1.0), 0.1, |_| true);
+            for h in [
+                0,
+                1,
+                -1,
+                7,
+                -12_345,
+                2 * n as i32 - 1,
+                2 * n as i32,
+                i32::MAX,
+                i32::MIN,
+            ] {
+                let expected = h.unsigned_abs() as usize % (2 * n);
+                assert_eq!(hash.reduce(h), expected, "{h} mod {}", 2 * n);
+            }
         }
     }
 
