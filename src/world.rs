@@ -513,7 +513,7 @@ impl World {
         self.collider_pins.place(ps, &self.colliders);
         clock.lap(Stage::Predict);
         sweep_colliders(ps, &self.colliders, h);
-        generate_contacts(ps, &self.colliders, &mut cs.contact);
+        generate_contacts(ps, &self.colliders, h, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         let surfaces = &mut self.body_surfaces;

@@ -54,7 +54,7 @@ fn shipped_scenes_after_60_frames() {
         ("flag", 0x42f2_74a0_576e_5bb0),
         ("folds", 0xd5c8_ac6a_f743_1992),
         ("cloth_on_mesh", 0xc85b_7edd_a980_691c),
-        ("soft-models", 0x4a18_00b0_844b_0b11),
+        ("soft-models", 0x5e9c_cf48_b5f0_1bd2),
         ("soft-hammock", 0xbe6a_e67c_2a45_6dfa),
         ("cape", 0x6c78_b19e_ef2f_6705),
         ("flag-gusts", 0xb5af_7b99_736c_24d3),

@@ -68,12 +68,12 @@ fn a_paddle_at_25_metres_per_second_pushes_a_curtain_instead_of_passing_it() {
     paddle_through_a_curtain(0.0);
 }
 
-/// The same with the default friction (0.3): static friction in the position solve drags a
-/// particle at the paddle's rim along with it, and it can end a substep inside the paddle, whose
-/// contact then pushes it out of the far face (seen at frame 2, 1 cm below the rim). A known
-/// defect, left open in issue 17.
+/// The same with the default friction (0.3): static friction in the position solve drags the
+/// particles the paddle pushes, and they drag their neighbours; one 1 cm below the rim, beyond
+/// the contact reach `2 r` when contacts were generated, ended a substep inside the paddle and
+/// was pushed out of its far face (frame 2). Collider contacts now reach `2 r` plus the
+/// particle's travel relative to the collider.
 #[test]
-#[ignore = "known defect (issue 17): with friction a particle dragged at the rim ends inside the paddle"]
 fn a_paddle_with_friction_pushes_a_curtain_instead_of_passing_it() {
     paddle_through_a_curtain(supple::ContactMaterial::default().static_friction);
 }

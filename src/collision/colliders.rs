@@ -64,6 +64,16 @@ pub struct Motion {
     pub spin: Vec3,
 }
 
+impl Motion {
+    /// True for a static collider (no velocity, no spin); cheaper than comparing with the
+    /// default, which matters in the per-particle loops of contact generation.
+    #[inline]
+    pub fn is_still(&self) -> bool {
+        let (v, s) = (&self.velocity, &self.spin);
+        v.x == 0.0 && v.y == 0.0 && v.z == 0.0 && s.x == 0.0 && s.y == 0.0 && s.z == 0.0
+    }
+}
+
 /// A collider with its contact material and motion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Collider {
@@ -141,7 +151,7 @@ impl Collider {
     /// its orientation by the rotation of angle `|spin| h` about `spin`, about the center.
     /// Returns that rotation.
     pub fn advance(&mut self, h: Real) -> Quat {
-        if self.motion == Motion::default() {
+        if self.motion.is_still() {
             return Quat::identity();
         }
         let turn = Quat::from_scaled_axis(self.motion.spin * h);
@@ -178,7 +188,7 @@ impl Collider {
     /// rigidly by the collider's motion (the collider has already been [advanced](Self::advance)
     /// by `h`), m: `x` for a static collider.
     pub fn carried(&self, x: Vec3, h: Real) -> Vec3 {
-        if self.motion == Motion::default() {
+        if self.motion.is_still() {
             return x;
         }
         let turn = Quat::from_scaled_axis(self.motion.spin * h);

@@ -137,14 +137,15 @@ impl ParticlePairs {
         let mut candidates = std::mem::take(&mut self.candidates);
         for a in (0..ps.len()).filter(|&a| pairable[a]) {
             let (pa, ra, body) = (ps.p[a], ps.radius[a], ps.body[a]);
-            self.hash.for_each_near(&pa, reach, |b| {
+            self.hash.for_each_near(&pa, reach, a as u32 + 1, |b, pb| {
                 let b = b as usize;
-                if b <= a {
+                let dist2 = (pb - pa).norm_squared();
+                if dist2 >= reach * reach {
                     return;
                 }
                 let d = (ra + ps.radius[b]) / 2.0;
                 let within = margin * d + SKIN * (ra + ps.radius[b]);
-                if (ps.p[b] - pa).norm_squared() >= within * within {
+                if dist2 >= within * within {
                     return;
                 }
                 let rest2 = if ps.body[b] == body {

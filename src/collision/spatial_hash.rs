@@ -20,9 +20,20 @@ pub struct SpatialHash {
     cell_start: Vec<u32>,
     /// Point indices, grouped by bucket.
     entries: Vec<u32>,
+    /// The points in the order of `entries`, m: a query reads its candidates' positions from
+    /// consecutive memory instead of gathering them by index (Müller, "Ten Minute Physics" 11,
+    /// sorts the particles by cell for the same reason).
+    sorted: Vec<Vec3>,
     /// Bucket of every point, from the last build.
     bucket_of: Vec<u32>,
+    /// `⌊(2⁶⁴ − 1) / buckets⌋ + 1`: `h mod buckets` by two multiplications instead of a
+    /// division (Lemire, Kaser and Kurz 2019, "Faster Remainder by Direct Computation"), exact
+    /// for every 32-bit `h`; a query reduces up to 27 cell hashes.
+    fastmod: u64,
 }
+
+/// The hash's primes for the x, y and z cell coordinates (Teschner et al. 2003, sec. 4.1).
+const PRIMES: [i32; 3] = [92_837_111, 689_287_499, 283_923_481];
 
 impl SpatialHash {
     /// Rebuilds the grid over `points` with cells of side `spacing` m (> 0), skipping the points
@@ -30,6 +41,7 @@ impl SpatialHash {
     pub fn build(&mut self, points: &[Vec3], spacing: Real, include: impl Fn(usize) -> bool) {
         self.spacing = spacing;
         let buckets = 2 * points.len().max(1);
+        self.fastmod = u64::MAX / buckets as u64 + 1;
         self.cell_start.clear();
         self.cell_start.resize(buckets + 1, 0);
         self.bucket_of.clear();
@@ -51,19 +63,24 @@ impl SpatialHash {
         }
         self.entries.clear();
         self.entries.resize(sum as usize, 0);
+        self.sorted.clear();
+        self.sorted.resize(sum as usize, Vec3::zeros());
         for i in (0..points.len()).rev() {
             let b = self.bucket_of[i] as usize;
             self.cell_start[b] -= 1;
             self.entries[self.cell_start[b] as usize] = i as u32;
+            self.sorted[self.cell_start[b] as usize] = points[i];
         }
         // The excluded points sit in the extra last bucket, which no query reaches.
     }
 
-    /// Calls `f(j)` once for every point `j` in a cell that overlaps the cube of half side
-    /// `reach` m around `p` (a superset of the points within `reach`; the caller tests the
-    /// distance). Buckets that several of those cells share are visited once. `reach` must not
+    /// Calls `f(j, x_j)` once for every point `j ≥ from`, at `x_j` as given to [`build`](Self::build),
+    /// in a cell that overlaps the cube of half side `reach` m around `p` (a superset of the
+    /// points within `reach`; the caller tests the distance). Buckets that several of those cells
+    /// share are visited once, each in increasing order of `j` from the first `j ≥ from` (found
+    /// by bisection: a search of pairs `i < j` skips half the candidates). `reach` must not
     /// exceed the spacing, so that the cube overlaps at most 3 × 3 × 3 cells.
-    pub fn for_each_near(&self, p: &Vec3, reach: Real, mut f: impl FnMut(u32)) {
+    pub fn for_each_near(&self, p: &Vec3, reach: Real, from: u32, mut f: impl FnMut(u32, &Vec3)) {
         debug_assert!(
             reach <= self.spacing,
             "reach {reach} > spacing {}",
@@ -78,9 +95,11 @@ impl SpatialHash {
         let mut seen = [0usize; 27];
         let mut n = 0;
         for i in lo[0]..=hi[0] {
+            let h_i = i.wrapping_mul(PRIMES[0]);
             for j in lo[1]..=hi[1] {
+                let h_ij = h_i ^ j.wrapping_mul(PRIMES[1]);
                 for k in lo[2]..=hi[2] {
-                    let b = self.bucket([i, j, k]);
+                    let b = self.reduce(h_ij ^ k.wrapping_mul(PRIMES[2]));
                     if !seen[..n].contains(&b) {
                         seen[n] = b;
                         n += 1;
@@ -89,8 +108,13 @@ impl SpatialHash {
             }
         }
         for &b in &seen[..n] {
-            for &j in &self.entries[self.cell_start[b] as usize..self.cell_start[b + 1] as usize] {
-                f(j);
+            let (start, end) = (self.cell_start[b] as usize, self.cell_start[b + 1] as usize);
+            let first = start + self.entries[start..end].partition_point(|&j| j < from);
+            for (&j, x) in self.entries[first..end]
+                .iter()
+                .zip(&self.sorted[first..end])
+            {
+                f(j, x);
             }
         }
     }
@@ -102,10 +126,18 @@ impl SpatialHash {
 
     /// Bucket of cell `c` (Teschner et al. 2003, sec. 4.1).
     fn bucket(&self, c: [i32; 3]) -> usize {
-        let h = c[0].wrapping_mul(92_837_111)
-            ^ c[1].wrapping_mul(689_287_499)
-            ^ c[2].wrapping_mul(283_923_481);
-        h.unsigned_abs() as usize % (self.cell_start.len() - 1).max(1)
+        self.reduce(
+            c[0].wrapping_mul(PRIMES[0])
+                ^ c[1].wrapping_mul(PRIMES[1])
+                ^ c[2].wrapping_mul(PRIMES[2]),
+        )
+    }
+
+    /// `|h| mod buckets`, the bucket of a cell of hash `h`.
+    fn reduce(&self, h: i32) -> usize {
+        let buckets = (self.cell_start.len() - 1) as u128;
+        let low = self.fastmod.wrapping_mul(h.unsigned_abs() as u64);
+        ((low as u128 * buckets) >> 64) as usize
     }
 }
 
@@ -131,7 +163,8 @@ mod tests {
         hash.build(&xs, reach, |_| true);
         for (i, p) in xs.iter().enumerate() {
             let mut found = Vec::new();
-            hash.for_each_near(p, reach, |j| {
+            hash.for_each_near(p, reach, 0, |j, x| {
+                assert_eq!(*x, xs[j as usize]);
                 if (xs[j as usize] - p).norm() < reach {
                     found.push(j as usize);
                 }
@@ -152,12 +185,34 @@ mod tests {
     }
 
     #[test]
+    fn the_remainder_by_multiplication_is_the_remainder() {
+        let mut hash = SpatialHash::default();
+        for n in [1, 2, 3, 500, 1024, 4097, 100_000] {
+            hash.build(&points(n, 1.0), 0.1, |_| true);
+            for h in [
+                0,
+                1,
+                -1,
+                7,
+                -12_345,
+                2 * n as i32 - 1,
+                2 * n as i32,
+                i32::MAX,
+                i32::MIN,
+            ] {
+                let expected = h.unsigned_abs() as usize % (2 * n);
+                assert_eq!(hash.reduce(h), expected, "{h} mod {}", 2 * n);
+            }
+        }
+    }
+
+    #[test]
     fn excluded_points_are_never_returned() {
         let xs = points(100, 0.1);
         let mut hash = SpatialHash::default();
         hash.build(&xs, 0.5, |i| i % 2 == 0);
         let mut found = Vec::new();
-        hash.for_each_near(&xs[0], 0.5, |j| found.push(j));
+        hash.for_each_near(&xs[0], 0.5, 0, |j, _| found.push(j));
         found.sort_unstable();
         assert_eq!(found, (0..100).step_by(2).collect::<Vec<u32>>());
     }

@@ -99,7 +99,8 @@ impl ParticleContactSet {
         self.lambda.push(0.0);
     }
 
-    /// Projects every contact in order; a contact that pushes then applies [`static_friction`]
+    /// Projects every contact in order (skipping those that have not pushed in this substep and
+    /// are not closer than their distance); a contact that pushes then applies [`static_friction`]
     /// to the pair's relative displacement over the substep, each particle taking the share
     /// `w_i / (w_a + w_b)` of the take-back (which keeps the pair's momentum).
     pub fn project_serial(&mut self, ps: &mut ParticleSet) {
@@ -108,9 +109,13 @@ impl ParticleContactSet {
         for c in 0..self.ids.len() {
             let [a, b] = self.ids[c].map(|i| i as usize);
             let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
-            let d = self.distance[c];
-            let Some(r) = solve_particle_contact(ps.p[a], wa, ps.p[b], wb, d, self.lambda[c], &k)
-            else {
+            let (d, lambda) = (self.distance[c], self.lambda[c]);
+            // A pair that has not pushed and is not closer than `d` gets `Δλ = 0` (and no
+            // friction): skip the kernel, most contacts of a resting cloth are such.
+            if lambda == 0.0 && (ps.p[a] - ps.p[b]).norm() >= d {
+                continue;
+            }
+            let Some(r) = solve_particle_contact(ps.p[a], wa, ps.p[b], wb, d, lambda, &k) else {
                 continue;
             };
             ps.p[a] += r.dp0;
