@@ -4,7 +4,7 @@
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
 use super::family::{Family, FamilyKind, Projection};
-use super::stiffness::{Coeffs, delta_lambda};
+use super::stiffness::{Coeffs, delta_lambda_bounded};
 use crate::math::{LaneVec, Lanes, Real, Vec3, atan2};
 use std::f32::consts::PI;
 
@@ -122,10 +122,14 @@ pub struct QuadCorrection {
 ///
 /// Like every PBD/XPBD constraint, the update uses `∇C` but not the curvature `∇²C` (the
 /// "geometric stiffness" of Tournier et al. 2015, "Stable Constrained Dynamics"), and the angle
-/// is far more curved than a distance. Measured on a 2.4 m, 50 x 50 cloth of 0.6 kg: with
-/// compliance 1 rad/(N·m), 40 substeps and 2 iterations, the kinetic energy of the hanging cloth
-/// grew past 20 J from 6 J of potential energy; with 8 iterations, or the cross-distance variant,
-/// it stayed bounded. Very stiff dihedral bending needs more iterations.
+/// is far more curved than a distance: a correction of `δ` rad moves `a` and `b` along straight
+/// lines where the hinge turns them on arcs, so it stretches the triangles by about `δ²/2` (40%
+/// at 0.9 rad), which the stretch constraints give back as velocity. With stiff bending and few
+/// iterations a crumpled cloth's hinges reached `C = ±π`, where the sign flips, and the kicks grew
+/// every substep (issue 17: the 48 x 48 cloth of `tests/divergence.rs` at 20 substeps x 1
+/// iteration, compliance 1, diverged by frame 25). So each projection corrects the residual by
+/// at most [`MAX_ANGLE_STEP`] (see [`delta_lambda_bounded`]): a larger fold is undone over
+/// several projections, and a converged or compliant equilibrium is unchanged.
 ///
 /// `dx` holds `p − x` of each particle this substep, read only by XPBD damping.
 pub fn solve_dihedral(
@@ -143,6 +147,10 @@ pub fn solve_dihedral(
         delta_lambda: r.delta_lambda,
     })
 }
+
+/// The most one projection corrects a dihedral constraint's residual, rad: the straight-line
+/// correction then stretches the hinge's triangles by at most about 3% (`0.25²/2`).
+pub const MAX_ANGLE_STEP: Real = 0.25;
 
 /// `θ − θ₀` wrapped to (−π, π], for `θ` and `θ₀` in [−π, π].
 #[inline(always)]
@@ -194,7 +202,9 @@ impl FamilyKind<4> for Dihedral {
             ),
             None => None,
         };
-        let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, k) * valid;
+        let bound = Some(T::splat(MAX_ANGLE_STEP));
+        let delta_lambda =
+            delta_lambda_bounded(c, w_grad_sq, grad_dot_dx, lambda, k, bound) * valid;
         let s = k.scale * delta_lambda;
         let (m1, m2) = (g.m1 * s, g.m2 * s);
         Projection {
@@ -287,6 +297,52 @@ mod tests {
         }
         let (theta, _) = dihedral_angle_and_gradient(p).unwrap();
         assert!(theta.abs() < 1e-4, "angle after projection {theta}");
+    }
+
+    /// `Σ ∇ᵢθ·Δpᵢ`: how far a correction moves the linearized angle.
+    fn linearized_change(p: [Vec3; 4], dp: [Vec3; 4]) -> Real {
+        let (_, grad) = dihedral_angle_and_gradient(p).unwrap();
+        grad.iter().zip(dp).map(|(g, d)| g.dot(&d)).sum()
+    }
+
+    #[test]
+    fn a_deep_fold_is_corrected_by_at_most_the_angle_step() {
+        let k = Coeffs::rigid();
+        for fold in [2.5, -2.5, 1.0] {
+            let p = folded(fold);
+            let (theta, _) = dihedral_angle_and_gradient(p).unwrap();
+            let r = solve_dihedral(p, [1.0; 4], 0.0, 0.0, None, &k).unwrap();
+            let step = linearized_change(p, r.dp);
+            assert!(
+                (step + MAX_ANGLE_STEP * theta.signum()).abs() < 1e-5,
+                "fold {fold}: the linearized angle moved by {step}"
+            );
+            let moved = [0, 1, 2, 3].map(|i| p[i] + r.dp[i]);
+            let (after, _) = dihedral_angle_and_gradient(moved).unwrap();
+            assert!(
+                after.abs() < theta.abs() && after * theta > 0.0,
+                "{theta} -> {after}"
+            );
+        }
+        // A small residual is corrected in full, as without the bound.
+        let p = folded(0.1);
+        let (theta, _) = dihedral_angle_and_gradient(p).unwrap();
+        let r = solve_dihedral(p, [1.0; 4], 0.0, 0.0, None, &k).unwrap();
+        assert!((linearized_change(p, r.dp) + theta).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_compliant_hinge_in_equilibrium_past_the_step_is_left_alone() {
+        let k = Coeffs {
+            alpha_tilde: 10.0,
+            gamma: 0.0,
+            scale: 1.0,
+        };
+        let p = folded(1.0);
+        let (theta, _) = dihedral_angle_and_gradient(p).unwrap();
+        // `C + α̃λ = 0`: the bending moment balances the load that holds the fold.
+        let r = solve_dihedral(p, [1.0; 4], 0.0, -theta / 10.0, None, &k).unwrap();
+        assert!(r.delta_lambda.abs() < 1e-7 && r.dp.iter().all(|d| d.norm() < 1e-7));
     }
 
     #[test]
