@@ -203,6 +203,22 @@ pub fn delta_lambda<T: Lanes>(
     lambda: T,
     k: &Coeffs<T>,
 ) -> T {
+    delta_lambda_bounded(c, w_grad_sq, grad_dot_dx, lambda, k, None)
+}
+
+/// [`delta_lambda`] with the residual `−C − α̃λ − γ∇C·(x − xⁿ)` (the numerator) clamped to
+/// `±bound` when one is given: one projection then moves the linearized constraint by at most
+/// `bound`, while a converged constraint (residual 0, compliant equilibria included) is left as
+/// it is.
+#[inline(always)]
+pub fn delta_lambda_bounded<T: Lanes>(
+    c: T,
+    w_grad_sq: T,
+    grad_dot_dx: Option<T>,
+    lambda: T,
+    k: &Coeffs<T>,
+    bound: Option<T>,
+) -> T {
     let denom = (T::splat(1.0) + k.gamma) * w_grad_sq + k.alpha_tilde;
     let known = match grad_dot_dx {
         Some(g) => k.alpha_tilde * lambda + k.gamma * g,
@@ -213,7 +229,15 @@ pub fn delta_lambda<T: Lanes>(
         T::splat(1.0) / denom,
         T::splat(0.0),
     );
-    (-c - known) * inv_denom
+    let residual = -c - known;
+    let residual = match bound {
+        Some(b) => {
+            let r = residual.select_gt(b, b, residual);
+            (-b).select_gt(r, -b, r)
+        }
+        None => residual,
+    };
+    residual * inv_denom
 }
 
 /// The stiffness materials used by one constraint family, and their coefficients for the
