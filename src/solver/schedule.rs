@@ -14,11 +14,12 @@
 //!   `constraint_graph.c` and rapier's `interaction_groups.rs` color single constraints; coloring
 //!   blocks keeps the Gauss-Seidel sweep of each block in build order, see below).
 //! - **Batches.** Inside a block the constraints are regrouped into batches of up to [`LANES`]
-//!   constraints that share no particle, placing each constraint in the earliest batch after
-//!   every earlier constraint it conflicts with. Conflicting constraints therefore keep their
-//!   build order, so walking the reordered block gives exactly the result of walking it in build
-//!   order, while consecutive constraints are independent and the processor overlaps their
-//!   square roots and divisions instead of waiting on each other through memory.
+//!   constraints that share no particle, placing each constraint in the earliest batch at least
+//!   [`GAP`] batches after every earlier constraint it conflicts with. Conflicting constraints
+//!   therefore keep their build order, so walking the reordered block gives exactly the result of
+//!   walking it in build order, while consecutive constraints, and mostly consecutive batches,
+//!   are independent and the processor overlaps their square roots and divisions instead of
+//!   waiting on each other through memory.
 //!
 //! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
@@ -40,6 +41,15 @@ pub const MIN_BLOCK_LEN: usize = 256;
 
 /// Most constraints in a batch of independent constraints.
 pub const LANES: usize = 8;
+
+/// Fewest batches between two constraints that share a particle: with 2, consecutive batches
+/// share no particle either (but where the gap leaves a batch empty), so the processor
+/// overlaps the projection of a batch with the next one instead of waiting for the previous
+/// one's positions through memory. The order of conflicting constraints, and so every result,
+/// is that of a gap of 1; on W at N = 128 a gap of 2 needs 10% more batches of the stretch
+/// family and is about 1.35x faster, a gap of 3 about 1.5x more batches and slower (measured in
+/// `docs/step-bench.md`).
+pub const GAP: usize = 2;
 
 /// The blocks of a scheduled family and their colors.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -137,9 +147,9 @@ pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
 }
 
 /// Appends to `order` the constraints `range` of `ids` regrouped into batches of at most
-/// [`LANES`] constraints that share no particle, each constraint in the earliest batch after all
-/// the batches holding an earlier constraint on one of its particles, and to `batches` the end
-/// of each batch. `last` (one entry per particle, all zero on entry and on return) is scratch
+/// [`LANES`] constraints that share no particle, each constraint in the earliest batch at least
+/// [`GAP`] batches after all the batches holding an earlier constraint on one of its particles
+/// (empty batches dropped), and to `batches` the end of each batch. `last` (one entry per particle, all zero on entry and on return) is scratch
 /// space.
 fn batch<const K: usize>(
     ids: &[[u32; K]],
@@ -154,12 +164,13 @@ fn batch<const K: usize>(
     let mut first_open = 1;
     for c in &ids[range.clone()] {
         let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
-        let mut b = first_open.max(after + 1);
+        // A constraint with no earlier conflict may go in the first batch.
+        let mut b = first_open.max(if after == 0 { 1 } else { after + GAP });
         while b < fill.len() && fill[b] == LANES {
             b += 1;
         }
-        if b == fill.len() {
-            fill.push(0);
+        if b >= fill.len() {
+            fill.resize(b + 1, 0);
         }
         fill[b] += 1;
         while first_open < fill.len() && fill[first_open] == LANES {
@@ -179,7 +190,9 @@ fn batch<const K: usize>(
         order[base + start[b]] = (range.start + n) as u32;
         start[b] += 1;
     }
-    batches.extend(start[1..fill.len()].iter().map(|&end| base + end));
+    // The gap can leave a batch empty: it is dropped.
+    let ends = (1..fill.len()).filter(|&b| fill[b] > 0);
+    batches.extend(ends.map(|b| base + start[b]));
     for c in &ids[range] {
         c.iter().for_each(|&i| last[i as usize] = 0);
     }
@@ -306,12 +319,32 @@ mod tests {
             "the second pass waits for the first on every particle"
         );
         // 8 + 8 + 4 of the first pass; the first 4 of the second pass top up the third batch
-        // (their particles were last touched in the first), then batches of 8.
+        // (their particles were last touched in the first, `GAP` batches before), then batches
+        // of 8.
         assert_eq!(s.blocks.batches, vec![0, 8, 16, 24, 32, 40]);
         let mixed: Vec<[u32; 2]> = vec![[0, 1], [1, 2], [3, 4], [5, 6]];
         let (v, s) = reorder(&mixed);
         assert_eq!(v, vec![[0, 1], [3, 4], [5, 6], [1, 2]]);
         assert_eq!(s.blocks.batches, vec![0, 3, 4]);
+    }
+
+    #[test]
+    fn consecutive_batches_are_independent_when_there_is_room() {
+        // 16 chains of 10 links, built chain after chain: with a gap of 1 the second 8 chains
+        // would fill the batches right after the links of the first 8 that they follow.
+        let ids: Vec<[u32; 2]> = (0..16u32)
+            .flat_map(|c| (0..10).map(move |i| [c * 100 + i, c * 100 + i + 1]))
+            .collect();
+        let (v, s) = reorder(&ids);
+        assert!(keeps_conflict_order(&ids, &s.order));
+        let b = &s.blocks.batches;
+        assert_eq!(b.len(), 21, "20 batches");
+        assert!(b.windows(2).all(|w| w[1] - w[0] == LANES), "all full");
+        for w in b.windows(3) {
+            let first: Vec<u32> = v[w[0]..w[1]].iter().flatten().copied().collect();
+            let next = &v[w[1]..w[2]];
+            assert!(next.iter().flatten().all(|i| !first.contains(i)));
+        }
     }
 
     #[test]
