@@ -51,6 +51,12 @@ pub const LANES: usize = 8;
 /// `docs/step-bench.md`).
 pub const GAP: usize = 2;
 
+/// Most batches a block may take with a gap of [`GAP`], as a multiple of those it takes with a
+/// gap of 1; a block whose dependencies leave too little room for the gap is batched with a gap
+/// of 1 (W's stretch family needs 1.10x and is 1.38x faster; the default scene's cloth stretch
+/// 1.29x, where the gap cost 2%: `docs/step-bench.md`).
+pub const MAX_GAP_COST: f64 = 1.15;
+
 /// The blocks of a scheduled family and their colors.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Blocks {
@@ -158,26 +164,11 @@ fn batch<const K: usize>(
     order: &mut Vec<u32>,
     batches: &mut Vec<usize>,
 ) {
-    // Batch of each constraint, numbered from 1 (0 in `last`: no batch yet).
-    let mut batch_of = Vec::with_capacity(range.len());
-    let mut fill: Vec<usize> = vec![0];
-    let mut first_open = 1;
-    for c in &ids[range.clone()] {
-        let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
-        // A constraint with no earlier conflict may go in the first batch.
-        let mut b = first_open.max(if after == 0 { 1 } else { after + GAP });
-        while b < fill.len() && fill[b] == LANES {
-            b += 1;
-        }
-        if b >= fill.len() {
-            fill.resize(b + 1, 0);
-        }
-        fill[b] += 1;
-        while first_open < fill.len() && fill[first_open] == LANES {
-            first_open += 1;
-        }
-        c.iter().for_each(|&i| last[i as usize] = b as u32);
-        batch_of.push(b);
+    let (mut batch_of, mut fill) = place(ids, range.clone(), last, GAP);
+    let used = |fill: &[usize]| fill.iter().filter(|&&f| f > 0).count();
+    let (tight_of, tight) = place(ids, range.clone(), last, 1);
+    if used(&fill) as f64 > MAX_GAP_COST * used(&tight) as f64 {
+        (batch_of, fill) = (tight_of, tight);
     }
     // Counting sort by batch, stable in build order.
     let mut start = vec![0usize; fill.len() + 1];
@@ -193,9 +184,42 @@ fn batch<const K: usize>(
     // The gap can leave a batch empty: it is dropped.
     let ends = (1..fill.len()).filter(|&b| fill[b] > 0);
     batches.extend(ends.map(|b| base + start[b]));
+}
+
+/// The batch of each constraint of `range` (numbered from 1) and the number of constraints in
+/// each batch (entry 0 unused) when each constraint goes in the earliest batch with room at
+/// least `gap` batches after those of its earlier conflicts, for [`batch`]. `last` (one entry
+/// per particle) is zero on entry and on return.
+fn place<const K: usize>(
+    ids: &[[u32; K]],
+    range: Range<usize>,
+    last: &mut [u32],
+    gap: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut batch_of = Vec::with_capacity(range.len());
+    let mut fill: Vec<usize> = vec![0];
+    let mut first_open = 1;
+    for c in &ids[range.clone()] {
+        let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
+        // A constraint with no earlier conflict may go in the first batch.
+        let mut b = first_open.max(if after == 0 { 1 } else { after + gap });
+        while b < fill.len() && fill[b] == LANES {
+            b += 1;
+        }
+        if b >= fill.len() {
+            fill.resize(b + 1, 0);
+        }
+        fill[b] += 1;
+        while first_open < fill.len() && fill[first_open] == LANES {
+            first_open += 1;
+        }
+        c.iter().for_each(|&i| last[i as usize] = b as u32);
+        batch_of.push(b);
+    }
     for c in &ids[range] {
         c.iter().for_each(|&i| last[i as usize] = 0);
     }
+    (batch_of, fill)
 }
 
 /// Checks the invariants of a scheduled family: the block bounds are sorted within
