@@ -14,11 +14,12 @@
 //!   `constraint_graph.c` and rapier's `interaction_groups.rs` color single constraints; coloring
 //!   blocks keeps the Gauss-Seidel sweep of each block in build order, see below).
 //! - **Batches.** Inside a block the constraints are regrouped into batches of up to [`LANES`]
-//!   constraints that share no particle, placing each constraint in the earliest batch after
-//!   every earlier constraint it conflicts with. Conflicting constraints therefore keep their
-//!   build order, so walking the reordered block gives exactly the result of walking it in build
-//!   order, while consecutive constraints are independent and the processor overlaps their
-//!   square roots and divisions instead of waiting on each other through memory.
+//!   constraints that share no particle, placing each constraint in the earliest batch at least
+//!   [`GAP`] batches after every earlier constraint it conflicts with. Conflicting constraints
+//!   therefore keep their build order, so walking the reordered block gives exactly the result of
+//!   walking it in build order, while consecutive constraints, and mostly consecutive batches,
+//!   are independent and the processor overlaps their square roots and divisions instead of
+//!   waiting on each other through memory.
 //!
 //! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
@@ -40,6 +41,21 @@ pub const MIN_BLOCK_LEN: usize = 256;
 
 /// Most constraints in a batch of independent constraints.
 pub const LANES: usize = 8;
+
+/// Fewest batches between two constraints that share a particle: with 2, consecutive batches
+/// share no particle either (but where the gap leaves a batch empty), so the processor
+/// overlaps the projection of a batch with the next one instead of waiting for the previous
+/// one's positions through memory. The order of conflicting constraints, and so every result,
+/// is that of a gap of 1; on W at N = 128 a gap of 2 needs 10% more batches of the stretch
+/// family and is about 1.35x faster, a gap of 3 about 1.5x more batches and slower (measured in
+/// `docs/step-bench.md`).
+pub const GAP: usize = 2;
+
+/// Most batches a block may take with a gap of [`GAP`], as a multiple of those it takes with a
+/// gap of 1; a block whose dependencies leave too little room for the gap is batched with a gap
+/// of 1 (W's stretch family needs 1.10x and is 1.38x faster; the default scene's cloth stretch
+/// 1.29x, where the gap cost 2%: `docs/step-bench.md`).
+pub const MAX_GAP_COST: f64 = 1.15;
 
 /// The blocks of a scheduled family and their colors.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -137,9 +153,9 @@ pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
 }
 
 /// Appends to `order` the constraints `range` of `ids` regrouped into batches of at most
-/// [`LANES`] constraints that share no particle, each constraint in the earliest batch after all
-/// the batches holding an earlier constraint on one of its particles, and to `batches` the end
-/// of each batch. `last` (one entry per particle, all zero on entry and on return) is scratch
+/// [`LANES`] constraints that share no particle, each constraint in the earliest batch at least
+/// [`GAP`] batches after all the batches holding an earlier constraint on one of its particles
+/// (empty batches dropped), and to `batches` the end of each batch. `last` (one entry per particle, all zero on entry and on return) is scratch
 /// space.
 fn batch<const K: usize>(
     ids: &[[u32; K]],
@@ -148,25 +164,11 @@ fn batch<const K: usize>(
     order: &mut Vec<u32>,
     batches: &mut Vec<usize>,
 ) {
-    // Batch of each constraint, numbered from 1 (0 in `last`: no batch yet).
-    let mut batch_of = Vec::with_capacity(range.len());
-    let mut fill: Vec<usize> = vec![0];
-    let mut first_open = 1;
-    for c in &ids[range.clone()] {
-        let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
-        let mut b = first_open.max(after + 1);
-        while b < fill.len() && fill[b] == LANES {
-            b += 1;
-        }
-        if b == fill.len() {
-            fill.push(0);
-        }
-        fill[b] += 1;
-        while first_open < fill.len() && fill[first_open] == LANES {
-            first_open += 1;
-        }
-        c.iter().for_each(|&i| last[i as usize] = b as u32);
-        batch_of.push(b);
+    let (mut batch_of, mut fill) = place(ids, range.clone(), last, GAP);
+    let used = |fill: &[usize]| fill.iter().filter(|&&f| f > 0).count();
+    let (tight_of, tight) = place(ids, range.clone(), last, 1);
+    if used(&fill) as f64 > MAX_GAP_COST * used(&tight) as f64 {
+        (batch_of, fill) = (tight_of, tight);
     }
     // Counting sort by batch, stable in build order.
     let mut start = vec![0usize; fill.len() + 1];
@@ -179,10 +181,45 @@ fn batch<const K: usize>(
         order[base + start[b]] = (range.start + n) as u32;
         start[b] += 1;
     }
-    batches.extend(start[1..fill.len()].iter().map(|&end| base + end));
+    // The gap can leave a batch empty: it is dropped.
+    let ends = (1..fill.len()).filter(|&b| fill[b] > 0);
+    batches.extend(ends.map(|b| base + start[b]));
+}
+
+/// The batch of each constraint of `range` (numbered from 1) and the number of constraints in
+/// each batch (entry 0 unused) when each constraint goes in the earliest batch with room at
+/// least `gap` batches after those of its earlier conflicts, for [`batch`]. `last` (one entry
+/// per particle) is zero on entry and on return.
+fn place<const K: usize>(
+    ids: &[[u32; K]],
+    range: Range<usize>,
+    last: &mut [u32],
+    gap: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut batch_of = Vec::with_capacity(range.len());
+    let mut fill: Vec<usize> = vec![0];
+    let mut first_open = 1;
+    for c in &ids[range.clone()] {
+        let after = c.iter().map(|&i| last[i as usize]).max().unwrap_or(0) as usize;
+        // A constraint with no earlier conflict may go in the first batch.
+        let mut b = first_open.max(if after == 0 { 1 } else { after + gap });
+        while b < fill.len() && fill[b] == LANES {
+            b += 1;
+        }
+        if b >= fill.len() {
+            fill.resize(b + 1, 0);
+        }
+        fill[b] += 1;
+        while first_open < fill.len() && fill[first_open] == LANES {
+            first_open += 1;
+        }
+        c.iter().for_each(|&i| last[i as usize] = b as u32);
+        batch_of.push(b);
+    }
     for c in &ids[range] {
         c.iter().for_each(|&i| last[i as usize] = 0);
     }
+    (batch_of, fill)
 }
 
 /// Checks the invariants of a scheduled family: the block bounds are sorted within
@@ -306,12 +343,32 @@ mod tests {
             "the second pass waits for the first on every particle"
         );
         // 8 + 8 + 4 of the first pass; the first 4 of the second pass top up the third batch
-        // (their particles were last touched in the first), then batches of 8.
+        // (their particles were last touched in the first, `GAP` batches before), then batches
+        // of 8.
         assert_eq!(s.blocks.batches, vec![0, 8, 16, 24, 32, 40]);
         let mixed: Vec<[u32; 2]> = vec![[0, 1], [1, 2], [3, 4], [5, 6]];
         let (v, s) = reorder(&mixed);
         assert_eq!(v, vec![[0, 1], [3, 4], [5, 6], [1, 2]]);
         assert_eq!(s.blocks.batches, vec![0, 3, 4]);
+    }
+
+    #[test]
+    fn consecutive_batches_are_independent_when_there_is_room() {
+        // 16 chains of 10 links, built chain after chain: with a gap of 1 the second 8 chains
+        // would fill the batches right after the links of the first 8 that they follow.
+        let ids: Vec<[u32; 2]> = (0..16u32)
+            .flat_map(|c| (0..10).map(move |i| [c * 100 + i, c * 100 + i + 1]))
+            .collect();
+        let (v, s) = reorder(&ids);
+        assert!(keeps_conflict_order(&ids, &s.order));
+        let b = &s.blocks.batches;
+        assert_eq!(b.len(), 21, "20 batches");
+        assert!(b.windows(2).all(|w| w[1] - w[0] == LANES), "all full");
+        for w in b.windows(3) {
+            let first: Vec<u32> = v[w[0]..w[1]].iter().flatten().copied().collect();
+            let next = &v[w[1]..w[2]];
+            assert!(next.iter().flatten().all(|i| !first.contains(i)));
+        }
     }
 
     #[test]
