@@ -109,6 +109,7 @@ class FrameStats(TypedDict):
     max_strain: float
     mean_strain: float
     max_penetration: float
+    torn_edges: int
     bodies: list[BodyStats]
 
 class World:
@@ -157,6 +158,8 @@ class World:
         long_range: bool = False,
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        tear: Optional[float] = None,
+        pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a cloth: `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m), `mass` kg
         spread equally, `pins` vertex indices pinned; a stretch constraint on every triangle
@@ -164,7 +167,8 @@ class World:
         given (`bend_kind`, default "dihedral"); `thickness` is the collision distance (m),
         `damping` Mueller's damping in [0, 1], `drag` and `lift` the air coefficients
         (kg/m^3); `long_range` tethers every free particle to its nearest pin (Kim et al.
-        2012)."""
+        2012); `tear` is the strain past which an edge tears (the cloth must then be the
+        world's last body); `pin_collider` carries the pins on that collider's motion."""
     def add_cloth_grid(
         self,
         resolution: Tuple[int, int],
@@ -187,6 +191,8 @@ class World:
         long_range: bool = False,
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        tear: Optional[float] = None,
+        pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a grid cloth of `resolution = (nx, nz)` particles spanning `size` m around
         `center`, in the XZ plane ("horizontal") or the XY plane ("vertical"), turned by
@@ -208,6 +214,7 @@ class World:
         damping: float = 0.0,
         long_range: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a straight rope of `segments` segments (segments + 1 particles) and `mass` kg
         from `start` to `end` (m); `long_range` tethers every free particle to its nearest
