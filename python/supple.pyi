@@ -8,7 +8,7 @@ argument and what was expected.
 """
 
 import os
-from typing import Literal, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Literal, Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -128,14 +128,15 @@ class World:
         method: Optional[Method] = None,
         gravity: Optional[Vec3] = None,
         damping: Optional[float] = None,
-        wind: Optional[Vec3] = None,
+        wind: Optional[Union[Vec3, dict[str, Any]]] = None,
         max_displacement: Optional[float] = None,
         max_strain: Optional[float] = None,
     ) -> None:
         """An empty world with these solver settings (the keys of a scene's `[solver]` table;
         None takes its default: dt 1/60 s, 10 substeps, 10 iterations, "gauss-seidel",
         gravity (0, -9.81, 0) m/s^2, no damping, no wind, max_strain 10: a run stretched past
-        1000% stops with SimulationError)."""
+        1000% stops with SimulationError). `wind` is a vector (m/s), or a dict of the scene's
+        gust keys: {"mean": (x, y, z), "amplitude", "period", "wavelength", "seed"}."""
     @staticmethod
     def load(path: Union[str, os.PathLike]) -> "World":
         """The world of a scene file (TOML). A bad scene raises ValueError with the command

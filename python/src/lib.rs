@@ -349,7 +349,7 @@ impl World {
         method: Option<&str>,
         gravity: Option<V3>,
         damping: Option<f32>,
-        wind: Option<V3>,
+        wind: Option<&Bound<'_, PyAny>>,
         max_displacement: Option<f32>,
         max_strain: Option<f32>,
     ) -> PyResult<Self> {
@@ -363,6 +363,7 @@ impl World {
                 ))
             })?,
         };
+        let (wind, gust) = wind.map_or(Ok((d.wind, None)), convert::wind)?;
         let params = SolverParams {
             dt: dt.unwrap_or(d.dt),
             substeps: substeps.map_or(Ok(d.substeps), |n| count(n, "substeps", 1))?,
@@ -370,8 +371,8 @@ impl World {
             method,
             gravity: gravity.map_or(d.gravity, |g| g.0),
             damping: damping.unwrap_or(d.damping),
-            wind: wind.map_or(d.wind, |w| w.0),
-            gust: None,
+            wind,
+            gust,
             max_displacement: max_displacement.unwrap_or(d.max_displacement),
             max_strain: max_strain.unwrap_or(d.max_strain),
         };

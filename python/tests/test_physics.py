@@ -135,3 +135,27 @@ def test_a_cloth_pulled_past_its_tear_strain_tears():
         if tear is not None:
             assert world.stats()["torn_edges"] > 0
     assert counts[None] == 100 and counts[0.2] > 100, counts
+
+
+def test_gusts_from_python_repeat_for_a_seed_and_change_with_it():
+    # A flag in gusts (the scene's `wind = { mean, amplitude, period, wavelength, seed }` as a
+    # dict): the same seed gives the same bits, another seed another flight, and steady wind
+    # another again.
+    def flag(wind):
+        world = supple.World(wind=wind)
+        cloth = world.add_cloth_grid(
+            (12, 8), 0.1, size=(0.6, 0.4), orientation="vertical", center=(0.0, 2.0, 0.0),
+            pins=[(0, j) for j in range(8)], drag=0.6,
+        )
+        world.step(60)
+        return world.positions(cloth)
+
+    gusts = {"mean": (4.0, 0.0, 1.0), "amplitude": 3.0, "period": 0.5, "wavelength": 2.0}
+    a = flag({**gusts, "seed": 7})
+    assert np.array_equal(a, flag({**gusts, "seed": 7}))
+    assert not np.allclose(a, flag({**gusts, "seed": 8}), atol=1e-3)
+    assert not np.allclose(a, flag((4.0, 0.0, 1.0)), atol=1e-3)
+    with pytest.raises(ValueError, match="period"):
+        supple.World(wind={"mean": (4.0, 0.0, 0.0), "amplitude": 3.0, "wavelength": 2.0})
+    with pytest.raises(ValueError, match="wind"):
+        supple.World(wind={**gusts, "gusty": True})
