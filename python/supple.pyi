@@ -8,7 +8,7 @@ argument and what was expected.
 """
 
 import os
-from typing import Literal, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Literal, Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -112,6 +112,7 @@ class FrameStats(TypedDict):
     max_strain: float
     mean_strain: float
     max_penetration: float
+    torn_edges: int
     bodies: list[BodyStats]
 
 class World:
@@ -130,14 +131,15 @@ class World:
         method: Optional[Method] = None,
         gravity: Optional[Vec3] = None,
         damping: Optional[float] = None,
-        wind: Optional[Vec3] = None,
+        wind: Optional[Union[Vec3, dict[str, Any]]] = None,
         max_displacement: Optional[float] = None,
         max_strain: Optional[float] = None,
     ) -> None:
         """An empty world with these solver settings (the keys of a scene's `[solver]` table;
         None takes its default: dt 1/60 s, 10 substeps, 10 iterations, "gauss-seidel",
         gravity (0, -9.81, 0) m/s^2, no damping, no wind, max_strain 10: a run stretched past
-        1000% stops with SimulationError)."""
+        1000% stops with SimulationError). `wind` is a vector (m/s), or a dict of the scene's
+        gust keys: {"mean": (x, y, z), "amplitude", "period", "wavelength", "seed"}."""
     @staticmethod
     def load(path: Union[str, os.PathLike]) -> "World":
         """The world of a scene file (TOML). A bad scene raises ValueError with the command
@@ -160,6 +162,8 @@ class World:
         long_range: bool = False,
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        tear: Optional[float] = None,
+        pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a cloth: `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m), `mass` kg
         spread equally, `pins` vertex indices pinned; a stretch constraint on every triangle
@@ -167,7 +171,8 @@ class World:
         given (`bend_kind`, default "dihedral"); `thickness` is the collision distance (m),
         `damping` Mueller's damping in [0, 1], `drag` and `lift` the air coefficients
         (kg/m^3); `long_range` tethers every free particle to its nearest pin (Kim et al.
-        2012)."""
+        2012); `tear` is the strain past which an edge tears (the cloth must then be the
+        world's last body); `pin_collider` carries the pins on that collider's motion."""
     def add_cloth_grid(
         self,
         resolution: Tuple[int, int],
@@ -190,6 +195,8 @@ class World:
         long_range: bool = False,
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        tear: Optional[float] = None,
+        pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a grid cloth of `resolution = (nx, nz)` particles spanning `size` m around
         `center`, in the XZ plane ("horizontal") or the XY plane ("vertical"), turned by
@@ -211,6 +218,7 @@ class World:
         damping: float = 0.0,
         long_range: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a straight rope of `segments` segments (segments + 1 particles) and `mass` kg
         from `start` to `end` (m); `long_range` tethers every free particle to its nearest

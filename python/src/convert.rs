@@ -6,6 +6,7 @@ use engine::bodies::cloth::BendKind;
 use engine::mesh::obj::ObjError;
 use engine::scene::SceneError;
 use engine::shape_matching::ClusterMaterial;
+use engine::wind::Gust;
 use engine::{BuildError, Quat, SimError, Stiffness, Vec3};
 use numpy::{AllowTypeChange, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
@@ -361,6 +362,38 @@ pub fn cluster_material(
         }
     }
     Ok(m)
+}
+
+/// The `wind` of a world: a vector (m/s), or a dict of the scene's gust keys (`mean`,
+/// `amplitude`, `period`, `wavelength`, `seed`): the mean wind and the gusts on it.
+pub fn wind(ob: &Bound<'_, PyAny>) -> PyResult<(Vec3, Option<Gust>)> {
+    let Ok(dict) = ob.cast::<PyDict>() else {
+        let v: V3 = ob
+            .extract()
+            .map_err(|e| value_error(format!("`wind` {e}")))?;
+        return Ok((v.0, None));
+    };
+    let keys = ["mean", "amplitude", "period", "wavelength", "seed"];
+    let (mut mean, mut seed) = (Vec3::zeros(), 0);
+    let mut wave: [Option<f32>; 3] = [None; 3];
+    for (k, v) in table(dict, "wind", &keys)? {
+        match k.as_str() {
+            "mean" => mean = v.extract::<V3>()?.0,
+            "seed" => seed = v.extract()?,
+            "amplitude" => wave[0] = Some(v.extract()?),
+            "period" => wave[1] = Some(v.extract()?),
+            _ => wave[2] = Some(v.extract()?),
+        }
+    }
+    let [amplitude, period, wavelength] = [0, 1, 2]
+        .map(|i| wave[i].ok_or_else(|| value_error(format!("`wind` has no `{}`", keys[i + 1]))));
+    let gust = Gust {
+        amplitude: amplitude?,
+        period: period?,
+        wavelength: wavelength?,
+        seed,
+    };
+    Ok((mean, Some(gust)))
 }
 
 /// A path, given as `str` or `os.PathLike`, if `ob` is one.

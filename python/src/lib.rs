@@ -11,6 +11,7 @@ mod convert;
 use convert::{V3, build_error, count, obj_error, path, points, value_error};
 use engine::bodies::cloth::{self, BendKind, ClothDesc, Orientation};
 use engine::bodies::soft_body::{SoftMaterial, SoftModel, fit_scale, place_mesh};
+use engine::bodies::tear::Tear;
 use engine::collision::MeshShape;
 use engine::constraints::contact::DEFAULT_FRICTION;
 use engine::export::{FrameRecord, export_frame};
@@ -180,6 +181,8 @@ struct ClothOptions<'a, 'py> {
     long_range: bool,
     self_collision: bool,
     shape: Option<&'a Bound<'py, PyAny>>,
+    tear: Option<f32>,
+    pin_collider: Option<engine::ColliderHandle>,
 }
 
 impl ClothOptions<'_, '_> {
@@ -208,6 +211,8 @@ impl ClothOptions<'_, '_> {
         desc.drag = self.drag;
         desc.lift = self.lift;
         desc.long_range = self.long_range;
+        desc.tear = self.tear.map(|strain| Tear { strain });
+        desc.pin_collider = self.pin_collider;
         desc.self_collision = self.self_collision;
         desc.shape = self
             .shape
@@ -344,7 +349,7 @@ impl World {
         method: Option<&str>,
         gravity: Option<V3>,
         damping: Option<f32>,
-        wind: Option<V3>,
+        wind: Option<&Bound<'_, PyAny>>,
         max_displacement: Option<f32>,
         max_strain: Option<f32>,
     ) -> PyResult<Self> {
@@ -358,6 +363,7 @@ impl World {
                 ))
             })?,
         };
+        let (wind, gust) = wind.map_or(Ok((d.wind, None)), convert::wind)?;
         let params = SolverParams {
             dt: dt.unwrap_or(d.dt),
             substeps: substeps.map_or(Ok(d.substeps), |n| count(n, "substeps", 1))?,
@@ -365,8 +371,8 @@ impl World {
             method,
             gravity: gravity.map_or(d.gravity, |g| g.0),
             damping: damping.unwrap_or(d.damping),
-            wind: wind.map_or(d.wind, |w| w.0),
-            gust: None,
+            wind,
+            gust,
             max_displacement: max_displacement.unwrap_or(d.max_displacement),
             max_strain: max_strain.unwrap_or(d.max_strain),
         };
@@ -384,7 +390,7 @@ impl World {
     }
 
     /// Adds a cloth made of `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m).
-    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None))]
+    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, pin_collider=None))]
     fn add_cloth(
         &self,
         py: Python<'_>,
@@ -403,6 +409,8 @@ impl World {
         long_range: bool,
         self_collision: bool,
         shape: Option<&Bound<'_, PyAny>>,
+        tear: Option<f32>,
+        pin_collider: Option<&Bound<'_, ColliderHandle>>,
     ) -> PyResult<BodyHandle> {
         let positions = points(vertices, "vertices")?;
         let n = positions.len();
@@ -426,6 +434,8 @@ impl World {
             long_range,
             self_collision,
             shape,
+            tear,
+            pin_collider: pin_collider.map(|c| self.collider_ref(c)).transpose()?,
         };
         options.apply(&mut desc)?;
         self.add(py, &desc, engine::World::add_cloth, CLOTH_KEYS)
@@ -435,7 +445,7 @@ impl World {
     /// `center`, lying `orientation` ("horizontal": XZ plane, "vertical": XY plane), turned by
     /// `rotation` (degrees about x, y, z), pinned at the `(i, j)` pairs of `pins` (negative
     /// counts from the end); particle `(i, j)` has index `j * nx + i`.
-    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None))]
+    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, pin_collider=None))]
     fn add_cloth_grid(
         &self,
         py: Python<'_>,
@@ -458,6 +468,8 @@ impl World {
         long_range: bool,
         self_collision: bool,
         shape: Option<&Bound<'_, PyAny>>,
+        tear: Option<f32>,
+        pin_collider: Option<&Bound<'_, ColliderHandle>>,
     ) -> PyResult<BodyHandle> {
         let nx = count(resolution.0, "resolution", 2)?;
         let nz = count(resolution.1, "resolution", 2)?;
@@ -510,6 +522,8 @@ impl World {
             long_range,
             self_collision,
             shape,
+            tear,
+            pin_collider: pin_collider.map(|c| self.collider_ref(c)).transpose()?,
         };
         options.apply(&mut desc)?;
         self.add(py, &desc, engine::World::add_cloth, CLOTH_KEYS)
@@ -517,7 +531,7 @@ impl World {
 
     /// Adds a rope of `segments` segments and `mass` kg from `start` to `end` (m); `pins` holds
     /// "start" and/or "end"; `long_range` tethers every free particle to its nearest pinned end.
-    #[pyo3(signature = (start, end, segments, mass, *, name=None, pins=None, stretch=None, bend=None, thickness=0.01, damping=0.0, long_range=false, shape=None))]
+    #[pyo3(signature = (start, end, segments, mass, *, name=None, pins=None, stretch=None, bend=None, thickness=0.01, damping=0.0, long_range=false, shape=None, pin_collider=None))]
     fn add_rope(
         &self,
         py: Python<'_>,
@@ -533,6 +547,7 @@ impl World {
         damping: f32,
         long_range: bool,
         shape: Option<&Bound<'_, PyAny>>,
+        pin_collider: Option<&Bound<'_, ColliderHandle>>,
     ) -> PyResult<BodyHandle> {
         let pins = pins.unwrap_or_default();
         for (k, p) in pins.iter().enumerate() {
@@ -556,6 +571,7 @@ impl World {
             shape: shape
                 .map(|s| convert::cluster_material(s, "shape", ClusterMaterial::default()))
                 .transpose()?,
+            pin_collider: pin_collider.map(|c| self.collider_ref(c)).transpose()?,
             ..RopeDesc::new(start.0, end.0, count(segments, "segments", 1)?, mass)
         };
         self.add(py, &desc, engine::World::add_rope, &[])
@@ -948,7 +964,7 @@ impl World {
 
     /// Statistics of the world now, with the fields of a frame of the JSON report (`frame`,
     /// `time`, `step_ms`: the engine's wall time per frame in the last `step` call, `stage_ms`:
-    /// the wall time of each stage of its last frame, `kinetic_energy`, `max_strain`, `mean_strain`, `max_penetration` and per body `name`,
+    /// the wall time of each stage of its last frame, `kinetic_energy`, `max_strain`, `mean_strain`, `max_penetration`, `torn_edges` and per body `name`,
     /// `volume`, `rest_volume`, `center_of_mass`).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let json = self.with(py, |s| {

@@ -185,7 +185,7 @@ def test_stats_have_the_reports_fields(tmp_path):
     stats = world.stats()
     assert set(stats) == {
         "frame", "time", "step_ms", "stage_ms", "kinetic_energy", "max_strain", "mean_strain",
-        "max_penetration", "bodies",
+        "max_penetration", "torn_edges", "bodies",
     }
     assert 0 < sum(stats["stage_ms"].values()) and "dihedral" in stats["stage_ms"]
     assert stats["frame"] == 3 == world.frame and abs(stats["time"] - 0.06) < 1e-6

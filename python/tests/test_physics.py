@@ -96,3 +96,66 @@ def test_lift_is_accepted_and_checked_like_drag():
     for bad in (float("nan"), -1.0):
         with pytest.raises(ValueError, match="lift"):
             world.add_cloth_grid((4, 4), 0.1, lift=bad)
+
+
+def test_pins_carried_by_a_moving_collider_follow_it():
+    # A rope's start and a cloth's top corners pinned to a box moving at 0.5 m/s along x: after
+    # 60 frames (1 s) they have moved with it by 0.5 m.
+    world = supple.World(dt=1 / 60)
+    box = world.add_collider(
+        "box", center=(0.0, 1.5, 0.0), half_extents=(0.1, 0.1, 0.1), velocity=(0.5, 0.0, 0.0)
+    )
+    rope = world.add_rope((0.0, 1.4, 0.0), (0.0, 0.6, 0.0), 8, 0.1, pins=["start"], pin_collider=box)
+    cloth = world.add_cloth_grid(
+        (5, 5), 0.1, size=(0.2, 0.2), center=(0.0, 1.3, 0.1), orientation="vertical",
+        pins=[(0, 0), (-1, 0)], pin_collider=box,
+    )
+    start = world.positions(rope)[0].copy()
+    corners = world.positions(cloth)[[0, 4]].copy()
+    world.step(60)
+    moved = np.array([0.5, 0.0, 0.0])
+    assert np.allclose(world.positions(rope)[0], start + moved, atol=1e-4)
+    assert np.allclose(world.positions(cloth)[[0, 4]], corners + moved, atol=1e-4)
+
+
+def test_a_cloth_pulled_past_its_tear_strain_tears():
+    # A curtain pinned along its top, pulled down hard by a gravity of 200 m/s^2 (2 N at the top):
+    # at 5e-2 m/N its top edges would stretch about 90%; with tear=0.2 they tear and it
+    # gains particles; without, it only stretches.
+    counts = {}
+    for tear in (None, 0.2):
+        world = supple.World(gravity=(0.0, -200.0, 0.0))
+        cloth = world.add_cloth_grid(
+            (10, 10), 0.1, orientation="vertical", center=(0.0, 2.0, 0.0),
+            pins=[(i, 0) for i in range(10)],
+            stretch={"model": "xpbd", "compliance": 5e-2}, tear=tear,
+        )
+        world.step(30)
+        counts[tear] = len(world.positions(cloth))
+        if tear is not None:
+            assert world.stats()["torn_edges"] > 0
+    assert counts[None] == 100 and counts[0.2] > 100, counts
+
+
+def test_gusts_from_python_repeat_for_a_seed_and_change_with_it():
+    # A flag in gusts (the scene's `wind = { mean, amplitude, period, wavelength, seed }` as a
+    # dict): the same seed gives the same bits, another seed another flight, and steady wind
+    # another again.
+    def flag(wind):
+        world = supple.World(wind=wind)
+        cloth = world.add_cloth_grid(
+            (12, 8), 0.1, size=(0.6, 0.4), orientation="vertical", center=(0.0, 2.0, 0.0),
+            pins=[(0, j) for j in range(8)], drag=0.6,
+        )
+        world.step(60)
+        return world.positions(cloth)
+
+    gusts = {"mean": (4.0, 0.0, 1.0), "amplitude": 3.0, "period": 0.5, "wavelength": 2.0}
+    a = flag({**gusts, "seed": 7})
+    assert np.array_equal(a, flag({**gusts, "seed": 7}))
+    assert not np.allclose(a, flag({**gusts, "seed": 8}), atol=1e-3)
+    assert not np.allclose(a, flag((4.0, 0.0, 1.0)), atol=1e-3)
+    with pytest.raises(ValueError, match="period"):
+        supple.World(wind={"mean": (4.0, 0.0, 0.0), "amplitude": 3.0, "wavelength": 2.0})
+    with pytest.raises(ValueError, match="wind"):
+        supple.World(wind={**gusts, "gusty": True})
