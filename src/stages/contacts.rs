@@ -88,8 +88,14 @@ pub fn generate_contacts(
 ) {
     contacts.clear();
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
+        // Relative to a static collider, the particle's own travel.
+        let own = (ps.p[i] - ps.x[i]).norm();
         for (j, collider) in colliders.iter().enumerate() {
-            let travel = (ps.p[i] - collider.carried(ps.x[i], h)).norm();
+            let travel = if collider.motion.is_still() {
+                own
+            } else {
+                (ps.p[i] - collider.carried(ps.x[i], h)).norm()
+            };
             let reach = 2.0 * ps.radius[i] + travel;
             let (d, n) = collider.shape.distance_within(ps.p[i], reach);
             if d < reach {
