@@ -51,14 +51,14 @@ fn workload_w_at_64_after_60_frames() {
 #[test]
 fn shipped_scenes_after_60_frames() {
     let expected: [(&str, u64); 8] = [
-        ("flag", 0x42f2_74a0_576e_5bb0),
+        ("flag", 0x3a40_2e97_f7f0_807a),
         ("folds", 0xd5c8_ac6a_f743_1992),
         ("cloth_on_mesh", 0xc85b_7edd_a980_691c),
-        ("soft-models", 0x5e9c_cf48_b5f0_1bd2),
+        ("soft-models", 0x2c79_7569_983f_927d),
         ("soft-hammock", 0xbe6a_e67c_2a45_6dfa),
-        ("cape", 0x6c78_b19e_ef2f_6705),
-        ("flag-gusts", 0xb5af_7b99_736c_24d3),
-        ("curtain", 0x70a1_b5ab_ad4a_e83a),
+        ("cape", 0x677b_1b19_a264_ed52),
+        ("flag-gusts", 0x7ce6_1d79_f977_93e2),
+        ("curtain", 0xfd5b_71fe_80db_cd5f),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
     let hashes: Vec<(&str, u64)> = expected
