@@ -8,7 +8,7 @@ use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
-use crate::solver::schedule::{MAX_BLOCKS, MIN_BLOCK_LEN};
+use crate::solver::schedule::order_for_batches;
 use crate::validate::{self, BuildError, Checked};
 use crate::world::ColliderHandle;
 use std::collections::HashMap;
@@ -475,40 +475,6 @@ impl ClothDesc {
             }
         }
     }
-}
-
-/// The triangle pairs `pairs` (in build order) reordered so that the scheduler packs them into
-/// full batches: cut into the blocks [`schedule`](crate::solver::schedule::schedule) will cut
-/// (equal contiguous pieces, so each block keeps its particles and the blocks their colors),
-/// and each block stably sorted by a first-fit coloring of its pairs in build order (two pairs
-/// conflict when they share a particle). The pairs of a color share no particle, so the
-/// scheduler fills batches of [`LANES`](crate::solver::LANES) from each color, where in build order the chains of
-/// neighbouring pairs left half the batches partial. Gauss-Seidel then sweeps each block color
-/// by color.
-fn order_for_batches(mut pairs: Vec<[u32; 4]>) -> Vec<[u32; 4]> {
-    let count = (pairs.len() / MIN_BLOCK_LEN).clamp(1, MAX_BLOCKS);
-    let particles = pairs.iter().flatten().max().map_or(0, |&m| m as usize + 1);
-    // The colors taken at each particle, one bit each; a pair past the 64th color takes the last.
-    let mut taken = vec![0u64; particles];
-    let bounds: Vec<usize> = (0..=count).map(|b| b * pairs.len() / count).collect();
-    for w in bounds.windows(2) {
-        let block = &mut pairs[w[0]..w[1]];
-        let mut color = Vec::with_capacity(block.len());
-        for q in block.iter() {
-            let used = q.iter().fold(0u64, |m, &i| m | taken[i as usize]);
-            let c = (!used).trailing_zeros().min(63);
-            q.iter().for_each(|&i| taken[i as usize] |= 1 << c);
-            color.push(c);
-        }
-        block.iter().flatten().for_each(|&i| taken[i as usize] = 0);
-        let mut by_color: Vec<_> = color.into_iter().zip(block.iter().copied()).collect();
-        by_color.sort_by_key(|&(c, _)| c);
-        block
-            .iter_mut()
-            .zip(by_color)
-            .for_each(|(q, (_, sorted))| *q = sorted);
-    }
-    pairs
 }
 
 /// The membrane stiffness of each edge spring per unit `E t` (keyed as [`edges`] gives them):

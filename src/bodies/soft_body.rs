@@ -19,6 +19,7 @@ use crate::mesh::tetrahedralize::{Lattice, tet_edges, tetrahedralize};
 use crate::mesh::topology::{edges, is_closed, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::{ClusterMaterial, ClusterSet};
+use crate::solver::schedule::order_for_batches;
 use crate::validate::{self, Checked};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -317,12 +318,12 @@ fn add_lattice(
                 return;
             }
             let edge = cs.stretch.materials.add(material.edge);
-            for [a, b] in tet_edges(&lattice.tets) {
+            for [a, b] in order_for_batches(tet_edges(&lattice.tets)) {
                 let rest = (ps.x[at(a) as usize] - ps.x[at(b) as usize]).norm();
                 cs.stretch.push(at(a), at(b), rest, edge);
             }
             let volume = cs.volume.materials.add(material.volume);
-            for t in &lattice.tets {
+            for t in order_for_batches(lattice.tets.clone()) {
                 cs.volume.push(t.map(at), &ps.x, volume);
             }
         }
@@ -385,12 +386,12 @@ fn add_surface(
 ) {
     let at = |i: u32| start as u32 + i;
     let edge = cs.stretch.materials.add(material.edge);
-    for [a, b] in edges(&mesh.triangles) {
+    for [a, b] in order_for_batches(edges(&mesh.triangles)) {
         let rest = (mesh.positions[a as usize] - mesh.positions[b as usize]).norm();
         cs.stretch.push(at(a), at(b), rest, edge);
     }
     let bend = cs.dihedral.materials.add(material.bend);
-    for q in triangle_pairs(&mesh.triangles) {
+    for q in order_for_batches(triangle_pairs(&mesh.triangles)) {
         cs.dihedral.push(q.map(at), &ps.x, bend);
     }
     let volume = cs.pressure.materials.add(material.volume);

@@ -152,6 +152,41 @@ pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
     }
 }
 
+/// The constraints `ids` (particle ids, in build order) reordered so that [`schedule`] packs
+/// them into full batches, for families whose build order means nothing (the hinges, edges and
+/// tets of a mesh): cut into the blocks `schedule` will cut (equal contiguous pieces, so each
+/// block keeps its particles and the blocks their colors), and each block stably sorted by a
+/// first-fit coloring of its constraints in build order (two conflict when they share a
+/// particle). The constraints of a color share no particle, so they fill batches of [`LANES`],
+/// where in build order chains of neighbours leave most batches with one constraint.
+/// Gauss-Seidel then sweeps each block color by color. A rope or a grid keeps its build order.
+pub fn order_for_batches<const K: usize>(mut ids: Vec<[u32; K]>) -> Vec<[u32; K]> {
+    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, MAX_BLOCKS);
+    let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+    // The colors taken at each particle, one bit each; a constraint past the 64th color takes
+    // the last.
+    let mut taken = vec![0u64; particles];
+    let bounds: Vec<usize> = (0..=count).map(|b| b * ids.len() / count).collect();
+    for w in bounds.windows(2) {
+        let block = &mut ids[w[0]..w[1]];
+        let mut color = Vec::with_capacity(block.len());
+        for q in block.iter() {
+            let used = q.iter().fold(0u64, |m, &i| m | taken[i as usize]);
+            let c = (!used).trailing_zeros().min(63);
+            q.iter().for_each(|&i| taken[i as usize] |= 1 << c);
+            color.push(c);
+        }
+        block.iter().flatten().for_each(|&i| taken[i as usize] = 0);
+        let mut by_color: Vec<_> = color.into_iter().zip(block.iter().copied()).collect();
+        by_color.sort_by_key(|&(c, _)| c);
+        block
+            .iter_mut()
+            .zip(by_color)
+            .for_each(|(q, (_, sorted))| *q = sorted);
+    }
+    ids
+}
+
 /// Appends to `order` the constraints `range` of `ids` regrouped into batches of at most
 /// [`LANES`] constraints that share no particle, each constraint in the earliest batch at least
 /// [`GAP`] batches after all the batches holding an earlier constraint on one of its particles
@@ -320,6 +355,49 @@ mod tests {
                 ok
             })
         })
+    }
+
+    #[test]
+    fn a_mesh_ordered_for_batches_fills_them_in_the_same_blocks() {
+        use crate::mesh::{TriMesh, topology};
+        let torus = TriMesh::load(std::path::Path::new("meshes/torus.obj")).unwrap();
+        let fewest = |s: &Schedule| -> usize {
+            (s.blocks.bounds.windows(2))
+                .map(|w| (w[1] - w[0]).div_ceil(LANES))
+                .sum()
+        };
+        let batches = |s: &Schedule| s.blocks.batches.len() - 1;
+        fn check<const K: usize>(
+            built: Vec<[u32; K]>,
+            fewest: impl Fn(&Schedule) -> usize,
+            batches: impl Fn(&Schedule) -> usize,
+        ) {
+            let ordered = order_for_batches(built.clone());
+            let (before, after) = (schedule(&built), schedule(&ordered));
+            assert_eq!(before.blocks.bounds, after.blocks.bounds);
+            assert_eq!(before.blocks.colors, after.blocks.colors);
+            for w in after.blocks.bounds.windows(2) {
+                let sorted = |q: &[[u32; K]]| {
+                    let mut q = q.to_vec();
+                    q.sort_unstable();
+                    q
+                };
+                assert_eq!(sorted(&built[w[0]..w[1]]), sorted(&ordered[w[0]..w[1]]));
+            }
+            // In the mesh's order nearly every batch holds one constraint.
+            assert!(
+                batches(&before) > 4 * fewest(&before),
+                "{}",
+                batches(&before)
+            );
+            assert!(
+                batches(&after) <= fewest(&after) * 21 / 20,
+                "{}",
+                batches(&after)
+            );
+        }
+        check(topology::edges(&torus.triangles), fewest, batches);
+        check(topology::triangle_pairs(&torus.triangles), fewest, batches);
     }
 
     #[test]
