@@ -86,19 +86,42 @@ impl Gust {
     }
 }
 
-/// The wind velocity at point `x` (m) and time `t` (s), m/s: `mean`, plus `gust` when there is one.
-pub fn wind_at(mean: Vec3, gust: Option<&Gust>, x: Vec3, t: Real) -> Vec3 {
-    let Some(gust) = gust else { return mean };
-    let along = if mean.norm() > 0.0 {
-        mean.normalize()
-    } else {
-        Vec3::x()
-    };
-    let downwind = along.dot(&x);
-    gust.waves(along).iter().fold(mean, |w, wave| {
-        let angle = TAU * (t / wave.period - downwind / wave.wavelength) + wave.phase;
-        w + wave.direction * (gust.amplitude * wave.weight * angle.sin())
-    })
+/// The wind at one time: the mean wind and its gusts' waves, drawn once for every point the
+/// wind is asked at.
+pub struct WindField {
+    mean: Vec3,
+    along: Vec3,
+    time: Real,
+    gust: Option<(Real, [Wave; 3])>,
+}
+
+impl WindField {
+    /// The wind `mean` (m/s), plus `gust` when there is one, at time `time` (s).
+    pub fn new(mean: Vec3, gust: Option<&Gust>, time: Real) -> Self {
+        let along = if mean.norm() > 0.0 {
+            mean.normalize()
+        } else {
+            Vec3::x()
+        };
+        WindField {
+            mean,
+            along,
+            time,
+            gust: gust.map(|g| (g.amplitude, g.waves(along))),
+        }
+    }
+
+    /// The wind velocity at point `x` (m), m/s.
+    pub fn at(&self, x: Vec3) -> Vec3 {
+        let Some((amplitude, waves)) = &self.gust else {
+            return self.mean;
+        };
+        let downwind = self.along.dot(&x);
+        waves.iter().fold(self.mean, |w, wave| {
+            let angle = TAU * (self.time / wave.period - downwind / wave.wavelength) + wave.phase;
+            w + wave.direction * (amplitude * wave.weight * angle.sin())
+        })
+    }
 }
 
 #[cfg(test)]
@@ -120,7 +143,7 @@ mod tests {
         let x = Vec3::new(0.3, 1.0, -0.2);
         let n = 200_000;
         let samples: Vec<Vec3> = (0..n)
-            .map(|k| wind_at(mean, Some(&g), x, k as Real * 0.01))
+            .map(|k| WindField::new(mean, Some(&g), k as Real * 0.01).at(x))
             .collect();
         let average = samples.iter().sum::<Vec3>() / n as Real;
         // 2,000 s holds over 900 periods: what is left of the sines is under 1/900 of them.
@@ -137,9 +160,10 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_wind_and_another_seed_another() {
         let (mean, x, t) = (Vec3::x() * 4.0, Vec3::new(1.0, 2.0, 3.0), 12.5);
-        let w = wind_at(mean, Some(&gust(1)), x, t);
-        assert_eq!(w, wind_at(mean, Some(&gust(1)), x, t));
-        assert_ne!(w, wind_at(mean, Some(&gust(2)), x, t));
-        assert_eq!(wind_at(mean, None, x, t), mean);
+        let at = |g: Option<&Gust>| WindField::new(mean, g, t).at(x);
+        let w = at(Some(&gust(1)));
+        assert_eq!(w, at(Some(&gust(1))));
+        assert_ne!(w, at(Some(&gust(2))));
+        assert_eq!(at(None), mean);
     }
 }

@@ -4,7 +4,7 @@ use crate::bodies::Body;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
-use crate::wind::{Gust, wind_at};
+use crate::wind::{Gust, WindField};
 
 /// The wind of a substep: the mean wind, its gusts if any, and the time, s.
 #[derive(Clone, Copy, Debug)]
@@ -49,6 +49,7 @@ pub fn accumulate_wind(ps: &mut ParticleSet, body: &Body, wind: &Wind) {
         return;
     }
     let s = body.particles.start;
+    let field = WindField::new(wind.mean, wind.gust, wind.time);
     for t in &body.triangles {
         let [a, b, c] = t.map(|i| s + i as usize);
         let cross = (ps.x[b] - ps.x[a]).cross(&(ps.x[c] - ps.x[a]));
@@ -58,7 +59,7 @@ pub fn accumulate_wind(ps: &mut ParticleSet, body: &Body, wind: &Wind) {
         }
         let n = cross / double_area;
         let centroid = (ps.x[a] + ps.x[b] + ps.x[c]) / 3.0;
-        let air = wind_at(wind.mean, wind.gust, centroid, wind.time);
+        let air = field.at(centroid);
         let u = air - (ps.v[a] + ps.v[b] + ps.v[c]) / 3.0;
         let f = aerodynamic_force(u, n, 0.5 * double_area, body.drag, body.lift) / 3.0;
         for i in [a, b, c] {
