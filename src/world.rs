@@ -7,7 +7,7 @@ use crate::bodies::soft_body::SoftBodyDesc;
 use crate::bodies::soft_body::SoftBodyError;
 use crate::bodies::tear::Tearing;
 use crate::bodies::{Body, BodyKind};
-use crate::collision::{BodySurfaces, Collider, Motion, ParticlePairs, Shape};
+use crate::collision::{BodySurfaces, Carry, Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::{ColliderPinSet, ConstraintSets};
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
@@ -101,6 +101,8 @@ pub struct World {
     pub(crate) stage_ms: StageMs,
     /// Pins carried by colliders.
     pub(crate) collider_pins: ColliderPinSet,
+    /// Each collider's motion over the current substep (`None`: static).
+    carries: Vec<Option<Carry>>,
     /// The tearing cloth, if any (the last body).
     pub(crate) tearing: Option<Tearing>,
 }
@@ -496,8 +498,11 @@ impl World {
         let cs = &mut self.constraints;
         cs.begin_substep(h, p.iterations, team);
         let pins = &mut self.collider_pins;
+        self.carries.clear();
         for (j, c) in self.colliders.iter_mut().enumerate() {
-            pins.turn(j, c.advance(h));
+            let carry = c.advance(h);
+            pins.turn(j, carry.map_or(Quat::identity(), |m| m.turn));
+            self.carries.push(carry);
         }
         clock.lap(Stage::Setup);
         apply_damping(ps, &self.bodies, p.damping, h);
@@ -512,8 +517,8 @@ impl World {
         predict_positions(ps, h, p.max_displacement, team);
         self.collider_pins.place(ps, &self.colliders);
         clock.lap(Stage::Predict);
-        sweep_colliders(ps, &self.colliders, h);
-        generate_contacts(ps, &self.colliders, h, &mut cs.contact);
+        sweep_colliders(ps, &self.colliders, &self.carries);
+        generate_contacts(ps, &self.colliders, &self.carries, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         let surfaces = &mut self.body_surfaces;

@@ -149,15 +149,19 @@ impl Collider {
 
     /// Moves the collider along its motion for `h` seconds: its center by `velocity · h`, and
     /// its orientation by the rotation of angle `|spin| h` about `spin`, about the center.
-    /// Returns that rotation.
-    pub fn advance(&mut self, h: Real) -> Quat {
+    /// Returns that motion, which carries any point rigidly with the collider (`None` for a
+    /// static collider).
+    pub fn advance(&mut self, h: Real) -> Option<Carry> {
         if self.motion.is_still() {
-            return Quat::identity();
+            return None;
         }
-        let turn = Quat::from_scaled_axis(self.motion.spin * h);
-        let shift = self.motion.velocity * h;
-        let center = self.shape.center();
-        let moved = |p: &mut Vec3| *p = center + shift + turn * (*p - center);
+        let carry = Carry {
+            turn: Quat::from_scaled_axis(self.motion.spin * h),
+            center: self.shape.center(),
+            shift: self.motion.velocity * h,
+        };
+        let turn = carry.turn;
+        let moved = |p: &mut Vec3| *p = carry.apply(*p);
         match &mut self.shape {
             Shape::Plane { point, normal } => {
                 moved(point);
@@ -181,25 +185,30 @@ impl Collider {
                 moved(b);
             }
         }
-        turn
-    }
-
-    /// Where the point that was at `x` at the start of a substep of `h` seconds is now, carried
-    /// rigidly by the collider's motion (the collider has already been [advanced](Self::advance)
-    /// by `h`), m: `x` for a static collider.
-    pub fn carried(&self, x: Vec3, h: Real) -> Vec3 {
-        if self.motion.is_still() {
-            return x;
-        }
-        let turn = Quat::from_scaled_axis(self.motion.spin * h);
-        let shift = self.motion.velocity * h;
-        let center = self.shape.center() - shift;
-        center + shift + turn * (x - center)
+        Some(carry)
     }
 
     /// Velocity of the collider's surface at point `x`, m/s: `v + ω × (x − center)`.
     pub fn surface_velocity(&self, x: Vec3) -> Vec3 {
         self.motion.velocity + self.motion.spin.cross(&(x - self.shape.center()))
+    }
+}
+
+/// A collider's rigid motion over one substep ([`Collider::advance`]): a turn about its centre
+/// at the substep's start, then a shift.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Carry {
+    /// The turn.
+    pub turn: Quat,
+    center: Vec3,
+    shift: Vec3,
+}
+
+impl Carry {
+    /// Where the point that was at `x` (m) at the substep's start is carried, m.
+    #[inline]
+    pub fn apply(&self, x: Vec3) -> Vec3 {
+        self.center + self.shift + self.turn * (x - self.center)
     }
 }
 

@@ -8,7 +8,7 @@ pub mod particle_pairs;
 pub mod spatial_hash;
 
 pub use body_surface::{BodySurface, BodySurfaces};
-pub use colliders::{Collider, Motion, Shape};
+pub use colliders::{Carry, Collider, Motion, Shape};
 pub use mesh::MeshShape;
 pub use particle_pairs::ParticlePairs;
 pub use spatial_hash::SpatialHash;

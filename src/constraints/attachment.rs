@@ -187,7 +187,7 @@ mod tests {
         pins.push(0, x0, 0, &collider);
         let (h, steps) = (0.001, 500);
         for _ in 0..steps {
-            let turn = collider.advance(h);
+            let turn = collider.advance(h).map_or(Quat::identity(), |m| m.turn);
             pins.turn(0, turn);
         }
         pins.place(&mut ps, std::slice::from_ref(&collider));

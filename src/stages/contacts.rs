@@ -7,7 +7,7 @@
 //! (stage 6, [`update_velocities`](super::velocities::update_velocities)).
 
 use crate::bodies::Body;
-use crate::collision::{BodySurfaces, Collider, ParticlePairs};
+use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs};
 use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::Real;
 use crate::particles::ParticleSet;
@@ -22,8 +22,8 @@ const MAX_SWEEP_STEPS: u32 = 32;
 /// Keeps every free particle from stepping through a collider in this substep of `h` seconds.
 ///
 /// The particle's path is taken relative to each collider (for a kinematic one, it starts where
-/// the start position `x` is carried by the collider's motion in this substep,
-/// [`Collider::carried`]) and walked by conservative advancement: each step is the distance to
+/// the start position `x` is carried by the collider's motion in this substep, its
+/// [`Carry`]) and walked by conservative advancement: each step is the distance to
 /// the collider at the current point ([`Shape::distance_within`](crate::collision::Shape::distance_within)
 /// with a reach of `r / 2`), which cannot cross its surface, and at least half the radius `r`;
 /// the walk ends without a query at the end of the path when that distance covers the rest of
@@ -32,11 +32,11 @@ const MAX_SWEEP_STEPS: u32 = 32;
 /// contact generated next stops the particle on the side it came from. Only a feature thinner
 /// than `r / 2` passing within `r / 2` of the path can be stepped over; a particle that moves
 /// less than `r / 2` relative to a collider costs one length test.
-pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider], h: Real) {
+pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider], carries: &[Option<Carry>]) {
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
         let min_step = MIN_STEP * ps.radius[i];
-        for collider in colliders {
-            let start = collider.carried(ps.x[i], h);
+        for (collider, carry) in colliders.iter().zip(carries) {
+            let start = carry.map_or(ps.x[i], |m| m.apply(ps.x[i]));
             let path = ps.p[i] - start;
             let len = path.norm();
             if len <= min_step {
@@ -72,7 +72,7 @@ pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider], h: Real) {
 
 /// Replaces `contacts` by one contact per free particle whose predicted position is within
 /// reach of a collider: twice its collision distance `r`, plus its travel relative to the
-/// collider in this substep of `h` seconds (`|p − carried(x)|`, [`Collider::carried`]). The
+/// collider in this substep (`|p − m(x)|` for its motion `m`, [`Carry`]). The
 /// margin lets a contact catch a particle that other constraints push toward the surface during
 /// projection; they move it by about as much as its neighbours travel, which is its own travel
 /// where the body moves as one (a curtain swept by a paddle at 25 m/s: every particle travels
@@ -83,19 +83,15 @@ pub fn sweep_colliders(ps: &mut ParticleSet, colliders: &[Collider], h: Real) {
 pub fn generate_contacts(
     ps: &ParticleSet,
     colliders: &[Collider],
-    h: Real,
+    carries: &[Option<Carry>],
     contacts: &mut ContactSet,
 ) {
     contacts.clear();
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
         // Relative to a static collider, the particle's own travel.
         let own = (ps.p[i] - ps.x[i]).norm();
-        for (j, collider) in colliders.iter().enumerate() {
-            let travel = if collider.motion.is_still() {
-                own
-            } else {
-                (ps.p[i] - collider.carried(ps.x[i], h)).norm()
-            };
+        for (j, (collider, carry)) in colliders.iter().zip(carries).enumerate() {
+            let travel = carry.map_or(own, |m| (ps.p[i] - m.apply(ps.x[i])).norm());
             let reach = 2.0 * ps.radius[i] + travel;
             let (d, n) = collider.shape.distance_within(ps.p[i], reach);
             if d < reach {
