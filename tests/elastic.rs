@@ -481,15 +481,12 @@ fn clamped_strip_of_hinges_converges_to_its_homogenized_beam() {
 fn simulated_clamped_strip_reaches_its_hinge_statics() {
     // The XPBD step reaches the hinge model's statics when the substep resolves the stiffest
     // hinge mode (h ω_max about 1, ω_max ∝ 1/dx², so the budget grows fourfold per halving).
-    // Measured: −0.4% at 9 rows (60 × 10, 240 frames), −0.1% at 17 (440 × 5, 240 frames),
-    // +0.35% at 33 (880 × 5, 480 frames; +2.6% after 240 frames, +0.33% after 960: the fine
-    // strip creeps to its statics for seconds); the drop, 6% of the span, puts the simulation a
-    // few tenths of a percent under the linear statics. The strip hangs at y = 1 m: hung at
-    // y = 0 the 33-row strip creeps far slower (+8.5% after 480 frames, +5.7% after 960;
-    // docs/elastic.md).
-    for (n, substeps, iterations, frames) in
-        [(9, 60, 10, 240), (17, 440, 5, 240), (33, 880, 5, 480)]
-    {
+    // Measured: −0.4% at 9 rows (60 × 10), −0.1% at 17 (440 × 5), after 240 frames; the same
+    // within 0.05% and 0.2% wherever the strip hangs (y = 0, 0.5, 1, 2, 10 m). The drop, 6% of
+    // the span, puts the simulation a few tenths of a percent under the linear statics. At 33
+    // rows (880 × 5) the strip creeps for seconds and where it settles depends on where it
+    // hangs (+0.35% to +11% after 480 frames; docs/elastic.md), so the test stops at 17.
+    for (n, substeps, iterations, frames) in [(9, 60, 10, 240), (17, 440, 5, 240)] {
         let params = SolverParams {
             substeps,
             iterations,
