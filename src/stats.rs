@@ -24,9 +24,11 @@ pub struct BodyStats {
 pub struct FrameStats {
     /// Kinetic energy `Σ ½ m v²` of the free particles, J.
     pub kinetic_energy: Real,
-    /// Largest `|ℓ − d| / d` over stretch, shear and rope-segment constraints.
+    /// Largest `|ℓ − d| / d` over stretch, shear and rope-segment constraints, and largest
+    /// principal strain `|σ − 1|` of each Neo-Hookean tet (see
+    /// [`NeoHookeanSet::strain`](crate::constraints::NeoHookeanSet::strain)).
     pub max_strain: Real,
-    /// Mean of `|ℓ − d| / d` over the same constraints.
+    /// Mean of the same, one term per constraint and per tet.
     pub mean_strain: Real,
     /// Deepest distance of a particle below a collider surface, m (0 when none is inside).
     pub max_penetration: Real,
@@ -44,17 +46,20 @@ impl FrameStats {
             .filter(|&i| ps.inv_mass[i] > 0.0)
             .map(|i| 0.5 * ps.v[i].norm_squared() / ps.inv_mass[i])
             .sum();
-        let stretch = &world.constraints.stretch;
+        let (stretch, tets) = (&world.constraints.stretch, &world.constraints.neo_hookean);
+        let strains = (0..stretch.len())
+            .map(|c| stretch.strain(&ps.x, c).abs())
+            .chain((0..tets.len()).map(|t| tets.strain(&ps.x, t)));
         let (mut max_strain, mut sum) = (0.0 as Real, 0.0f64);
-        for c in 0..stretch.len() {
-            let s = stretch.strain(&ps.x, c).abs();
+        for s in strains {
             max_strain = max_strain.max(s);
             sum += s as f64;
         }
-        let mean_strain = if stretch.is_empty() {
+        let count = stretch.len() + tets.len();
+        let mean_strain = if count == 0 {
             0.0
         } else {
-            (sum / stretch.len() as f64) as Real
+            (sum / count as f64) as Real
         };
         let max_penetration = world
             .colliders

@@ -47,10 +47,10 @@ fn workload_w_at_64_after_60_frames() {
 /// kind: dihedral bending and wind (flag), self-collision (folds), a mesh collider
 /// (cloth_on_mesh), the four soft-body models (soft-models), body-body contact (soft-hammock),
 /// tethers and pins carried by a turning collider (cape), lift and gusts (flag-gusts), tearing
-/// (curtain).
+/// (curtain), elastic Neo-Hookean tets and rope bending (jelly).
 #[test]
 fn shipped_scenes_after_60_frames() {
-    let expected: [(&str, u64); 8] = [
+    let expected: [(&str, u64); 9] = [
         ("flag", 0x3a40_2e97_f7f0_807a),
         ("folds", 0xd5c8_ac6a_f743_1992),
         ("cloth_on_mesh", 0xc85b_7edd_a980_691c),
@@ -59,6 +59,7 @@ fn shipped_scenes_after_60_frames() {
         ("cape", 0x677b_1b19_a264_ed52),
         ("flag-gusts", 0x7ce6_1d79_f977_93e2),
         ("curtain", 0xfd5b_71fe_80db_cd5f),
+        ("jelly", 0xad6f_6ebd_2007_9023),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
     let hashes: Vec<(&str, u64)> = expected

@@ -121,6 +121,7 @@ soak_tests! {
     flag => "flag",
     flag_gusts => "flag-gusts",
     folds => "folds",
+    jelly => "jelly",
     rope => "rope",
     soft_hammock => "soft-hammock",
     soft_models => "soft-models",

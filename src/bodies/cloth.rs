@@ -455,12 +455,26 @@ impl ClothDesc {
             let pairs = triangle_pairs(triangles);
             match kind {
                 BendKind::Dihedral => {
+                    // Both ways of splitting a cell occur: the diagonals alternate.
+                    let steps = |step: fn(u32) -> u32| {
+                        self.grid_columns.is_some_and(|nx| {
+                            edges.iter().any(|&[a, b]| {
+                                is_shear(a, b) && original(a).abs_diff(original(b)) == step(nx)
+                            })
+                        })
+                    };
+                    let alternating = steps(|nx| nx - 1) && steps(|nx| nx + 1);
                     for q in order_for_batches(pairs) {
                         let corners = q.map(|i| rest[i as usize]);
+                        let lattice = match (alternating, is_shear(q[0], q[1])) {
+                            (false, _) => 1.0,
+                            (true, false) => ALTERNATING_GRID_HINGES[0],
+                            (true, true) => ALTERNATING_GRID_HINGES[1],
+                        };
                         let mat = cs
                             .dihedral
                             .materials
-                            .add_element(stiffness, hinge_weight(corners));
+                            .add_element(stiffness, lattice * hinge_weight(corners));
                         let theta = dihedral_angle_and_gradient(corners).map_or(0.0, |(t, _)| t);
                         cs.dihedral.push_constraint(q.map(at), theta, mat);
                     }
@@ -501,11 +515,18 @@ fn membrane_weights(x: &[Vec3], triangles: &[[u32; 3]]) -> HashMap<[u32; 2], Rea
     g
 }
 
+/// The factors of [`hinge_weight`] on a grid whose diagonals alternate: 4/3 on the grid's lines
+/// and 2/3 on its cell diagonals, so that every hinge of a square cell gets `4/3 D`. Relaxed over
+/// the nodes' two-by-two sublattice, the hinges then make the isotropic plate of bending
+/// stiffness `D` and Poisson ratio −1/3; with `|e|² / (A₁ + A₂)` alone they make a plate of
+/// `5/6 D` along the grid's lines and `4/3 D` along its diagonals (derived in `docs/elastic.md`).
+const ALTERNATING_GRID_HINGES: [Real; 2] = [4.0 / 3.0, 2.0 / 3.0];
+
 /// The bending stiffness of the hinge `[e₀, e₁, a, b]` (triangles `(e₀, e₁, a)` and
 /// `(e₁, e₀, b)`) per unit plate bending stiffness `D`: `|e|² / (A₁ + A₂)`, so that the hinge's
-/// energy `½ D |e|² θ² / (A₁ + A₂)` sums to `∫ ½ D κ² dA` over a cylindrically bent grid or
-/// equilateral mesh (the discrete-shells hinge weight of Grinspun et al. 2003, derived in
-/// `docs/elastic.md`). Infinite (a rigid hinge) when the hinge is degenerate at rest.
+/// energy `½ D |e|² θ² / (A₁ + A₂)` sums to `∫ ½ D κ² dA` over a grid or an equilateral mesh
+/// whose nodes are placed on a cylinder (the discrete-shells hinge weight of Grinspun et al.
+/// 2003, derived in `docs/elastic.md`; see [`ALTERNATING_GRID_HINGES`] for relaxed nodes). Infinite (a rigid hinge) when the hinge is degenerate at rest.
 fn hinge_weight(q: [Vec3; 4]) -> Real {
     let [e0, e1, a, b] = q;
     let e = e1 - e0;
@@ -600,46 +621,84 @@ mod tests {
         }
     }
 
+    /// The energy per unit area, J/m², of the hinges of an `n × n` elastic grid (linearized at
+    /// rest: heights only) under the heights `½ (k₀ x² + k₁ z²) + k₂ x z` plus the offset of each
+    /// node's place in the grid's 2 × 2 sublattice that minimizes it: the plate the lattice
+    /// makes when its nodes may relax. Counted over the hinges whose midpoints lie in the middle
+    /// half of the grid (an even number of cells each way, so every sublattice pattern is whole).
+    fn relaxed_energy_density(ps: &ParticleSet, cs: &ConstraintSets, n: u32, k: [f64; 3]) -> f64 {
+        let set = &cs.dihedral;
+        let height = |p: Vec3| {
+            let (x, z) = (f64::from(p.x), f64::from(p.z));
+            0.5 * (k[0] * x * x + k[1] * z * z) + k[2] * x * z
+        };
+        let sublattice = |i: u32| ((i % n) % 2 + 2 * ((i / n) % 2)) as usize;
+        let (lo, hi) = ((n - 1) / 4, 3 * (n - 1) / 4);
+        let mut normal = nalgebra::Matrix3::<f64>::zeros();
+        let mut rhs = nalgebra::Vector3::<f64>::zeros();
+        let mut terms = Vec::new();
+        for c in 0..set.len() {
+            let ids = set.ids()[c];
+            // Twice the midpoint's cell coordinates.
+            let (col, row) = (ids[0] % n + ids[1] % n, ids[0] / n + ids[1] / n);
+            if !((2 * lo..2 * hi).contains(&col) && (2 * lo..2 * hi).contains(&row)) {
+                continue;
+            }
+            let x = ids.map(|i| ps.x[i as usize]);
+            let (_, grad) = crate::constraints::bending::dihedral_angle_and_gradient(x).unwrap();
+            let stiffness = 1.0 / compliance(set.materials.stiffness[set.mat[c] as usize]);
+            // θ = a + b·φ, φ the offsets of sublattice places 1, 2 and 3 (place 0 stays).
+            let mut b = nalgebra::Vector3::<f64>::zeros();
+            let mut theta = 0.0;
+            for ((&i, p), g) in ids.iter().zip(x).zip(grad) {
+                theta += f64::from(g.y) * height(p);
+                if sublattice(i) > 0 {
+                    b[sublattice(i) - 1] += f64::from(g.y);
+                }
+            }
+            normal += b * b.transpose() * stiffness;
+            rhs -= b * theta * stiffness;
+            terms.push((theta, b, stiffness));
+        }
+        let phi = normal.lu().solve(&rhs).unwrap();
+        let energy: f64 = terms
+            .iter()
+            .map(|(theta, b, stiffness)| 0.5 * stiffness * (theta + b.dot(&phi)).powi(2))
+            .sum();
+        let h = 0.5 / f64::from(n - 1);
+        energy / (f64::from(hi - lo) * h).powi(2)
+    }
+
     #[test]
-    fn elastic_hinges_hold_the_plate_energy_of_a_cylinder_at_any_resolution() {
-        let (d, radius, size) = (1.2, 2.0, 0.5);
+    fn elastic_hinges_of_an_alternating_grid_make_an_isotropic_plate_at_any_resolution() {
+        // The plate of bending stiffness D and Poisson ratio ν = −1/3 (docs/elastic.md):
+        // ½ D [(κ_xx + κ_zz)² − 2 (1 − ν)(κ_xx κ_zz − κ_xz²)] per unit area. The lattice is
+        // exactly that plate (up to f32 gradients), so the tolerance is 1e-4.
+        let (d, nu) = (1.2, -1.0 / 3.0);
+        let plate = |[kxx, kzz, kxz]: [f64; 3]| {
+            0.5 * d * ((kxx + kzz).powi(2) - 2.0 * (1.0 - nu) * (kxx * kzz - kxz * kxz))
+        };
+        let roll = |degrees: f64| {
+            let (s, c) = degrees.to_radians().sin_cos();
+            [c * c, s * s, c * s]
+        };
+        let shapes = [
+            ("roll 0°", roll(0.0)),
+            ("roll 30°", roll(30.0)),
+            ("roll 45°", roll(45.0)),
+            ("roll 90°", roll(90.0)),
+            ("roll 135°", roll(135.0)),
+            ("saddle", [1.0, -1.0, 0.0]),
+            ("twist", [0.0, 0.0, 1.0]),
+        ];
         for n in [9, 17, 33] {
-            let (ps, cs) = elastic_grid(n, d);
-            for along_z in [true, false] {
-                // Rolled onto a cylinder of radius R about an axis along x (or z): arc length
-                // kept, so each hinge across the roll turns by h / R.
-                let rolled: Vec<Vec3> =
-                    ps.x.iter()
-                        .map(|p| {
-                            let s = if along_z { p.z } else { p.x };
-                            let (u, y) = (
-                                (s / radius).sin() * radius,
-                                (1.0 - (s / radius).cos()) * radius,
-                            );
-                            if along_z {
-                                Vec3::new(p.x, y, u)
-                            } else {
-                                Vec3::new(u, y, p.z)
-                            }
-                        })
-                        .collect();
-                let set = &cs.dihedral;
-                let energy: f64 = (0..set.len())
-                    .map(|c| {
-                        let ids = set.ids()[c].map(|i| rolled[i as usize]);
-                        let (theta, _) =
-                            crate::constraints::bending::dihedral_angle_and_gradient(ids).unwrap();
-                        let alpha = compliance(set.materials.stiffness[set.mat[c] as usize]);
-                        0.5 * f64::from(theta - set.rest[c]).powi(2) / alpha
-                    })
-                    .sum();
-                // The hinges of the n − 2 inner grid lines across the roll each stand for a strip
-                // h wide: ½ D κ² over the plate less one cell's width.
-                let h = size / (n - 1) as Real;
-                let analytic = 0.5 * f64::from(d / (radius * radius) * size * (size - h));
+            let (ps, cs) = elastic_grid(n, d as Real);
+            for (name, k) in shapes {
+                let energy = relaxed_energy_density(&ps, &cs, n, k);
                 assert!(
-                    (energy / analytic - 1.0).abs() < 5e-3,
-                    "{n} x {n}, rolled along z: {along_z}: hinge energy {energy} J, ½ D κ² A = {analytic} J"
+                    (energy / plate(k) - 1.0).abs() < 1e-4,
+                    "{n} x {n}, {name}: {energy} J/m², the plate's {} J/m²",
+                    plate(k)
                 );
             }
         }

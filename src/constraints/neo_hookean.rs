@@ -202,6 +202,20 @@ impl NeoHookeanSet {
         self.lambda.extend([0.0, 0.0]);
     }
 
+    /// The largest relative change of length of any line through tet `t` at positions `x`:
+    /// `max |σᵢ − 1|` over the singular values `σᵢ` of its deformation gradient (the principal
+    /// stretches). No edge of the tet changes its length by a larger fraction, so this is the
+    /// tets' counterpart of a distance constraint's `|ℓ − d| / d`; a shear shows where the
+    /// volume strain `|det F − 1|` does not.
+    pub fn strain(&self, x: &[Vec3], t: usize) -> Real {
+        let f = deformation_gradient(self.ids[t].map(|i| x[i as usize]), &self.inv_rest[t]);
+        (f.transpose() * f)
+            .symmetric_eigenvalues()
+            .iter()
+            .map(|&stretch_sq| (stretch_sq.max(0.0).sqrt() - 1.0).abs())
+            .fold(0.0, Real::max)
+    }
+
     /// Projects every tet once, in order, on the packed positions `slots` with the substep's
     /// start positions `x` (relative to the same origins; see [`crate::solver::view`]).
     pub fn project_serial(&mut self, slots: &mut [Slot], x: &[Vec3]) {
