@@ -9,7 +9,7 @@
 use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Real};
-use crate::solver::drivers::{self, Correction, Kernel, Sweep};
+use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
 use crate::solver::simd::Batch;
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
@@ -208,26 +208,78 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> 
     }
 }
 
-/// [`drivers::walk_batches`] for a family, its batches projected as SIMD vectors: AVX where the
-/// processor has it (x86-64), `wide::f32x8` otherwise.
+/// The instruction sets the batched walk is built for, chosen when it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
+    /// `wide::f32x8`, for any processor.
+    Portable,
+    /// [`F32x8`](crate::solver::simd::avx::F32x8) in 16 AVX registers.
+    #[cfg(target_arch = "x86_64")]
+    Avx,
+    /// The same vectors and arithmetic compiled for AVX-512VL, which gives LLVM 32 registers: a
+    /// dihedral batch's four particles then fit without spilling (W at N = 64 with dihedral
+    /// bending: the dihedral stage 1.19x faster, `docs/step-bench.md`).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Isa {
+    /// The widest build the processor runs.
+    #[inline(always)]
+    fn best() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512vl") {
+                return Isa::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx") {
+                return Isa::Avx;
+            }
+        }
+        Isa::Portable
+    }
+}
+
+/// [`drivers::walk_batches`] for a family, its batches projected as SIMD vectors with the
+/// processor's best [`Isa`].
 ///
 /// # Safety
 /// The contract of [`drivers::walk_batches`].
 #[inline(always)]
 pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
     data: &FamilyData<'_, K, Kind>,
-    lambda: &mut [Real],
-    batches: &[usize],
+    walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the processor has AVX; the rest is forwarded from the caller.
-        return unsafe { walk_batches_avx::<K, Kind, DAMPED>(data, lambda, batches, sweep, v) };
+    // SAFETY: the processor has the best instruction set; the rest is forwarded.
+    unsafe { walk_batches_on::<K, Kind, DAMPED>(Isa::best(), data, walks, sweep, v) }
+}
+
+/// [`drivers::walk_batches`] for a family built for `isa`.
+///
+/// # Safety
+/// The processor has `isa`, and the contract of [`drivers::walk_batches`].
+#[inline(always)]
+unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+    isa: Isa,
+    data: &FamilyData<'_, K, Kind>,
+    walks: &mut [Walk],
+    sweep: Sweep,
+    v: &View,
+) {
+    // SAFETY (every arm): forwarded from the caller.
+    unsafe {
+        match isa {
+            Isa::Portable => {
+                walk_batches_as::<K, Kind, wide::f32x8, DAMPED>(data, walks, sweep, v);
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walks, sweep, v),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walks, sweep, v),
+        }
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { walk_batches_as::<K, Kind, wide::f32x8, DAMPED>(data, lambda, batches, sweep, v) }
 }
 
 /// [`drivers::walk_batches`] with the family's batches projected as vectors `V`.
@@ -237,33 +289,39 @@ pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAM
 #[inline(always)]
 unsafe fn walk_batches_as<const K: usize, Kind: FamilyKind<K>, V: Batch, const DAMPED: bool>(
     data: &FamilyData<'_, K, Kind>,
-    lambda: &mut [Real],
-    batches: &[usize],
+    walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
     let kernel = Batched::<K, Kind, V>::new(data);
     // SAFETY: forwarded from the caller.
-    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walks, sweep, v) }
 }
 
-/// [`walk_batches_as`] with AVX vectors, compiled for AVX.
-///
-/// # Safety
-/// The processor has AVX, and the contract of [`drivers::walk_batches`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn walk_batches_avx<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
-    data: &FamilyData<'_, K, Kind>,
-    lambda: &mut [Real],
-    batches: &[usize],
-    sweep: Sweep,
-    v: &View,
-) {
-    use crate::solver::simd::avx::F32x8;
-    // SAFETY: forwarded from the caller.
-    unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED>(data, lambda, batches, sweep, v) }
+/// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
+/// `$features`.
+macro_rules! walk_batches_for {
+    ($name:ident, $features:literal) => {
+        #[doc = concat!("[`walk_batches_as`] with AVX vectors, compiled for `", $features, "`.")]
+        ///
+        /// # Safety
+        /// The processor has these features, and the contract of [`drivers::walk_batches`].
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+            data: &FamilyData<'_, K, Kind>,
+            walks: &mut [Walk],
+            sweep: Sweep,
+            v: &View,
+        ) {
+            use crate::solver::simd::avx::F32x8;
+            // SAFETY: forwarded from the caller.
+            unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED>(data, walks, sweep, v) }
+        }
+    };
 }
+walk_batches_for!(walk_batches_avx, "avx");
+walk_batches_for!(walk_batches_avx512, "avx512f,avx512vl");
 
 /// A check for the families' tests: for each family `build(damping, two_materials)` returns
 /// (scheduled, its materials resolved, without and with XPBD damping, with one material or two),
@@ -272,7 +330,7 @@ unsafe fn walk_batches_avx<const K: usize, Kind: FamilyKind<K>, const DAMPED: bo
 /// constraints one after another in the scheduled order: the same positions and multipliers.
 /// One material has its coefficients splatted once, two are gathered per batch.
 #[cfg(test)]
-pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
+pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     build: impl Fn(
         Real,
         bool,
@@ -332,22 +390,32 @@ pub(crate) fn test_materials(
 
 /// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`.
 #[cfg(test)]
-fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
+fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     set: &super::family::Family<K, Kind>,
     ps: &crate::particles::ParticleSet,
 ) {
     use crate::solver::Team;
     use crate::solver::view::{pack, unpack};
-    let run = |project: &dyn Fn(&mut super::family::Family<K, Kind>, &View)| {
-        let mut set = set.clone();
-        let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
-        let origins = [crate::math::Vec3::zeros()];
-        let buffers = (&mut starts, &mut lost);
-        Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
-        project(&mut set, &View::new(&mut slots, &starts));
-        let mut out = ps.clone();
-        Team::scope(1, |team| unpack(&slots, &origins, &lost, &mut out, team));
-        (out.p, set.lambda)
+    // Projects a copy of `set` over `ps` with `project`, given a team of `threads`.
+    let run_on =
+        |threads: usize,
+         project: &(dyn Fn(&mut super::family::Family<K, Kind>, &View, &Team) + Sync)| {
+            let mut set = set.clone();
+            let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+            let origins = [crate::math::Vec3::zeros()];
+            let buffers = (&mut starts, &mut lost);
+            Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
+            let set_ref = &mut set;
+            let (slots_ref, starts_ref) = (&mut slots, &starts);
+            Team::scope(threads, |team| {
+                project(set_ref, &View::new(slots_ref, starts_ref), team)
+            });
+            let mut out = ps.clone();
+            Team::scope(1, |team| unpack(&slots, &origins, &lost, &mut out, team));
+            (out.p, set.lambda)
+        };
+    let run = |project: &(dyn Fn(&mut super::family::Family<K, Kind>, &View) + Sync)| {
+        run_on(1, &|set, v, _| project(set, v))
     };
     let scalar = run(&|set, v| {
         let (data, lambda, _) = set.split();
@@ -361,23 +429,19 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
             }
         }
     });
-    let walk_all = |avx: bool| {
+    let walk_all = |isa: Isa| {
         move |set: &mut super::family::Family<K, Kind>, v: &View| {
             let (data, lambda, blocks) = set.split();
-            let (b, s) = (&blocks.batches[..], Sweep::Forward);
-            // SAFETY: one thread; AVX only where the processor has it (checked below).
+            let walk = &mut [Walk {
+                lambda,
+                batches: &blocks.batches[..],
+            }];
+            let s = Sweep::Forward;
+            // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
-                #[cfg(target_arch = "x86_64")]
-                if avx {
-                    return match data.damped() {
-                        true => walk_batches_avx::<K, Kind, true>(&data, lambda, b, s, v),
-                        false => walk_batches_avx::<K, Kind, false>(&data, lambda, b, s, v),
-                    };
-                }
-                let _ = avx;
                 match data.damped() {
-                    true => walk_batches_as::<K, Kind, wide::f32x8, true>(&data, lambda, b, s, v),
-                    false => walk_batches_as::<K, Kind, wide::f32x8, false>(&data, lambda, b, s, v),
+                    true => walk_batches_on::<K, Kind, true>(isa, &data, walk, s, v),
+                    false => walk_batches_on::<K, Kind, false>(isa, &data, walk, s, v),
                 }
             }
         }
@@ -394,9 +458,44 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
         "the serial driver",
         run(&|set, v| set.project_serial(v, Sweep::Forward)),
     );
-    check("wide::f32x8", run(&walk_all(false)));
+    // The colored driver's order: color after color, each color's blocks one after another.
+    let by_colors = run(&|set, v| {
+        let (data, lambda, blocks) = set.split();
+        for b in blocks.colors.iter().flatten() {
+            for c in blocks.range(*b) {
+                // SAFETY: one thread.
+                unsafe {
+                    match data.damped() {
+                        true => drivers::project_one::<K, true, _>(&data, c, &mut lambda[c], v),
+                        false => drivers::project_one::<K, false, _>(&data, c, &mut lambda[c], v),
+                    }
+                }
+            }
+        }
+    });
+    let blocks = set.blocks();
+    assert!(
+        blocks.colors.iter().any(|color| color.len() > 1) && blocks.end() == set.len(),
+        "colors of several blocks, and no serial tail"
+    );
+    for threads in [1, 2] {
+        let colored = run_on(threads, &|set, v, team| {
+            set.project_colored(v, Sweep::Forward, team)
+        });
+        assert!(
+            colored == by_colors,
+            "the colored driver on {threads} threads, which interleaves the blocks of a color, \
+             gives the bits of walking them one after another"
+        );
+    }
+    check("wide::f32x8", run(&walk_all(Isa::Portable)));
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        check("AVX", run(&walk_all(true)));
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            check("AVX", run(&walk_all(Isa::Avx)));
+        }
+        if std::arch::is_x86_feature_detected!("avx512vl") {
+            check("AVX-512VL", run(&walk_all(Isa::Avx512)));
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::Slot;
 use crate::solver::Team;
 use crate::solver::View;
-use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep};
+use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep, Walk};
 use crate::solver::schedule::{self, Blocks};
 use std::marker::PhantomData;
 
@@ -120,15 +120,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(
-        &self,
-        lambda: &mut [Real],
-        batches: &[usize],
-        sweep: Sweep,
-        v: &View,
-    ) {
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walks: &mut [Walk], sweep: Sweep, v: &View) {
         // SAFETY: forwarded from the caller.
-        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, lambda, batches, sweep, v) }
+        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walks, sweep, v) }
     }
 }
 

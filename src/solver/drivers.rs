@@ -3,7 +3,7 @@
 //! family plugs in through the [`Kernel`] trait: its particles and the correction of one
 //! constraint, computed by its pure `solve_*` kernel.
 
-use super::schedule::Blocks;
+use super::schedule::{Blocks, MAX_BLOCKS};
 use super::team::{Team, cut};
 use super::view::{Positions, Slot, View};
 use crate::math::{Real, Vec3};
@@ -60,23 +60,18 @@ pub trait Kernel<const K: usize>: Sync {
         }
     }
 
-    /// Projects the batches whose bounds are `batches` with [`walk_batches`]. A family whose
-    /// batch kernel has a faster build for the processor it runs on dispatches to it here.
+    /// Projects the independent `walks` with [`walk_batches`]. A family whose batch kernel has a
+    /// faster build for the processor it runs on dispatches to it here.
     ///
     /// # Safety
     /// As [`walk_batches`].
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(
-        &self,
-        lambda: &mut [Real],
-        batches: &[usize],
-        sweep: Sweep,
-        v: &View,
-    ) where
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walks: &mut [Walk], sweep: Sweep, v: &View)
+    where
         Self: Sized,
     {
         // SAFETY: forwarded from the caller.
-        unsafe { walk_batches::<K, DAMPED, Self>(self, lambda, batches, sweep, v) }
+        unsafe { walk_batches::<K, DAMPED, Self>(self, walks, sweep, v) }
     }
 }
 
@@ -150,43 +145,66 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
 }
 
-/// Projects the batches whose bounds (starts, then the end) are `batches`, in the direction of
-/// `sweep`, each with [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same
-/// arithmetic); `lambda` holds the multipliers of `batches[0]..batches[last]`. The constraints
-/// of a batch share no particle, so their order inside it does not matter. Always inlined, with
-/// plain loops, so that it compiles inside a caller built for a wider instruction set (see
-/// [`simd`](super::simd)).
+/// A run of batches for [`walk_batches`]: the batch bounds (starts, then the end) of a block of a
+/// family's schedule, or of the whole schedule, and the multipliers of their constraints.
+#[derive(Debug, Default)]
+pub struct Walk<'a> {
+    /// The multipliers of the constraints `batches[0]..batches[last]`.
+    pub lambda: &'a mut [Real],
+    /// The batch bounds: increasing, and within the family.
+    pub batches: &'a [usize],
+}
+
+impl Walk<'_> {
+    /// Number of batches.
+    fn len(&self) -> usize {
+        self.batches.len().saturating_sub(1)
+    }
+}
+
+/// Projects the batches of each of `walks`, in the direction of `sweep`, each batch with
+/// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic). The
+/// constraints of a batch share no particle, so their order inside it does not matter; the walks
+/// share no particle either, so they are interleaved batch by batch (the first batch of every
+/// walk, then the second, ...): the processor overlaps a batch with the independent batches of the
+/// other walks instead of waiting for the positions of the batch it depends on, and the result is
+/// that of walking them one after another. Always inlined, with plain loops, so that it compiles
+/// inside a caller built for a wider instruction set (see [`simd`](super::simd)).
 ///
 /// # Safety
-/// No other thread accesses the particles of these constraints during the call, and `batches`
-/// are bounds of the family's schedule: increasing, and within the family ([`validate`](super::schedule::validate) checks
-/// both when a family is scheduled).
+/// No other thread accesses the particles of these constraints during the call, no two walks
+/// share a particle, and each walk's `batches` are bounds of the family's schedule: increasing,
+/// and within the family ([`validate`](super::schedule::validate) checks both when a family is
+/// scheduled).
 ///
 /// # Panics
-/// If `lambda` does not hold one multiplier per constraint of the batches.
+/// If a walk's `lambda` does not hold one multiplier per constraint of its batches.
 #[inline(always)]
 pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
-    lambda: &mut [Real],
-    batches: &[usize],
+    walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
-    let (Some(&start), Some(&end)) = (batches.first(), batches.last()) else {
-        return;
-    };
-    // With the caller's contract, this one check bounds every batch's multipliers.
-    assert_eq!(lambda.len(), end - start, "multipliers of the batches");
-    // SAFETY (both loops): forwarded from the caller.
-    match sweep {
-        Sweep::Forward => {
-            for w in batches.windows(2) {
-                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
-            }
-        }
-        Sweep::Backward => {
-            for w in batches.windows(2).rev() {
-                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
+    let mut rounds = 0;
+    for w in walks.iter() {
+        // With the caller's contract, this one check bounds every batch's multipliers.
+        let (start, end) = (w.batches.first(), w.batches.last());
+        let len = end.zip(start).map_or(0, |(e, s)| e - s);
+        assert_eq!(w.lambda.len(), len, "multipliers of the batches");
+        rounds = rounds.max(w.len());
+    }
+    for i in 0..rounds {
+        for w in walks.iter_mut() {
+            let n = w.len();
+            if i < n {
+                let b = match sweep {
+                    Sweep::Forward => i,
+                    Sweep::Backward => n - 1 - i,
+                };
+                let (start, batch) = (w.batches[0], w.batches[b]..w.batches[b + 1]);
+                // SAFETY: forwarded from the caller.
+                unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, batch, v) };
             }
         }
     }
@@ -299,8 +317,12 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v, team) }
         } else {
             let batches = blocks.batches_in(0..end);
+            let whole = Walk {
+                lambda: scheduled,
+                batches,
+            };
             // SAFETY: this thread alone walks the constraints, one after another.
-            unsafe { family.walk_batches::<DAMPED>(scheduled, batches, sweep, v) }
+            unsafe { family.walk_batches::<DAMPED>(&mut [whole], sweep, v) }
         }
     };
     // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
@@ -330,14 +352,28 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     team: &Team,
 ) {
     // The multipliers of each block, borrowed apart.
-    let count = blocks.bounds.len().saturating_sub(1);
     let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
+    let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
     let mut pass = |color: &Vec<usize>| {
-        team.for_each_at(&mut parts[..count], color, |b, part| {
-            let batches = blocks.batches_in(blocks.range(b));
+        // Groups of blocks walked interleaved (block `color[j]` in group `j mod groups`), so
+        // that one thread also overlaps independent batches: at least one group per member,
+        // and at most `INTERLEAVE_SPAN` constraints in a group.
+        let largest = color.iter().map(|&b| blocks.range(b).len()).max().unwrap_or(1);
+        let per_group = (INTERLEAVE_SPAN / largest.max(1)).max(1);
+        let groups = color.len().div_ceil(per_group).max(team.members()).min(color.len());
+        let mut walks: [Group; MAX_BLOCKS] = Default::default();
+        for (j, &b) in color.iter().enumerate() {
+            let (len, group) = &mut walks[j % groups];
+            group[*len] = Walk {
+                lambda: std::mem::take(&mut parts[b]),
+                batches: blocks.batches_in(blocks.range(b)),
+            };
+            *len += 1;
+        }
+        team.for_each_at(&mut walks[..groups], &all[..groups], |_, (len, group)| {
             // SAFETY: the blocks of one color share no particle (the caller's contract), so no
-            // two members touch the same particle.
-            unsafe { family.walk_batches::<DAMPED>(part, batches, sweep, v) }
+            // two members, and no two walks of a group, touch the same particle.
+            unsafe { family.walk_batches::<DAMPED>(&mut group[..*len], sweep, v) }
         });
     };
     match sweep {
@@ -345,6 +381,17 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         Sweep::Backward => blocks.colors.iter().rev().for_each(&mut pass),
     }
 }
+
+/// The walks of the blocks one member of a team projects: how many, then the walks.
+type Group<'a> = (usize, [Walk<'a>; MAX_BLOCKS]);
+
+/// Most constraints in the blocks that the colored driver walks interleaved on one thread.
+/// Interleaving keeps the processor busy with independent batches, but every block walked at
+/// once keeps its particles and constraint arrays in use: on W at N = 64 (blocks of 1,504
+/// stretch constraints), four interleaved blocks are 1.23x faster than one after another; at
+/// N = 128 (blocks of 6,080) two are 7% slower, their particles no longer fitting the L1 cache
+/// (`docs/step-bench.md`).
+pub const INTERLEAVE_SPAN: usize = 8192;
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
 /// constraints of its family applies `ω / n` of its correction (after the averaging of Macklin
