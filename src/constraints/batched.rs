@@ -32,6 +32,9 @@ struct Batched<'d, 'a, const K: usize, Kind, V> {
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
+    /// Whether every material of the family is rigid, so that no multiplier is kept (see
+    /// [`Coeffs::kept`]) and the batches neither read nor write them.
+    rigid: bool,
 }
 
 impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'d, 'a, K, Kind, V> {
@@ -50,7 +53,12 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'d, 'a, K, K
             }),
             _ => None,
         };
-        Batched { data, uniform }
+        let rigid = data.coeffs.iter().all(Coeffs::is_rigid);
+        Batched {
+            data,
+            uniform,
+            rigid,
+        }
     }
 
     /// The coefficients of the materials `mat` of a batch, one per lane (the unused lanes of a
@@ -197,14 +205,21 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> 
             Some(k) => k,
             None => self.lane_coeffs(&data.mat[lanes]),
         };
-        let lam = V::from_array(*lambda);
+        // A rigid family's multipliers stay 0 (see `Coeffs::kept`).
+        let lam = if self.rigid {
+            zero
+        } else {
+            V::from_array(*lambda)
+        };
         let r = Kind::project(p, w, V::from_array(*rest), lam, dx, &k);
         for n in 0..K {
             let [x, y, z] = (p[n] + r.dp[n]).0;
             // SAFETY: as above.
             unsafe { V::scatter([x, y, z, w[n]], &slots[n]) };
         }
-        *lambda = (lam + r.delta_lambda).to_array();
+        if !self.rigid {
+            *lambda = (lam + k.kept(r.delta_lambda)).to_array();
+        }
     }
 }
 
@@ -345,6 +360,11 @@ pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> 
             batched_matches_scalar(&set, &ps);
         }
     }
+    // Every material rigid: no multiplier is kept (see `Coeffs::kept`).
+    let (mut set, ps) = build(0.0, true);
+    set.materials.coeffs.fill(super::stiffness::Coeffs::rigid());
+    let lambda = batched_matches_scalar(&set, &ps);
+    assert!(lambda.iter().all(|&l| l == 0.0), "rigid multipliers stay 0");
 }
 
 /// Particles at `x` for the families' tests: inverse masses 1 to 3 (1/kg), every 97th pinned.
@@ -388,12 +408,13 @@ pub(crate) fn test_materials(
     ]
 }
 
-/// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`.
+/// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`; returns the
+/// multipliers after the projection.
 #[cfg(test)]
 fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     set: &super::family::Family<K, Kind>,
     ps: &crate::particles::ParticleSet,
-) {
+) -> Vec<Real> {
     use crate::solver::Team;
     use crate::solver::view::{pack, unpack};
     // Projects a copy of `set` over `ps` with `project`, given a team of `threads`.
@@ -498,4 +519,5 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
             check("AVX-512VL", run(&walk_all(Isa::Avx512)));
         }
     }
+    scalar.1
 }

@@ -115,7 +115,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         (r.applied > 0.0).then(|| Correction {
             ids,
             dp: r.dp.map(Vec3::from),
-            delta_lambda: r.delta_lambda,
+            delta_lambda: k.kept(r.delta_lambda),
         })
     }
 

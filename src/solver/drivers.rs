@@ -358,9 +358,17 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         // Groups of blocks walked interleaved (block `color[j]` in group `j mod groups`), so
         // that one thread also overlaps independent batches: at least one group per member,
         // and at most `INTERLEAVE_SPAN` constraints in a group.
-        let largest = color.iter().map(|&b| blocks.range(b).len()).max().unwrap_or(1);
+        let largest = color
+            .iter()
+            .map(|&b| blocks.range(b).len())
+            .max()
+            .unwrap_or(1);
         let per_group = (INTERLEAVE_SPAN / largest.max(1)).max(1);
-        let groups = color.len().div_ceil(per_group).max(team.members()).min(color.len());
+        let groups = color
+            .len()
+            .div_ceil(per_group)
+            .max(team.members())
+            .min(color.len());
         let mut walks: [Group; MAX_BLOCKS] = Default::default();
         for (j, &b) in color.iter().enumerate() {
             let (len, group) = &mut walks[j % groups];
