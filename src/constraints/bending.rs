@@ -376,7 +376,9 @@ mod tests {
         );
         let mut set = DihedralSet::default();
         let [first, second] = test_materials(&mut set.materials, 1e-2, damping, two_materials);
-        for (c, q) in crate::mesh::topology::triangle_pairs(&tris)
+        // Ordered for batches, as a cloth's hinges are.
+        let pairs = crate::mesh::topology::triangle_pairs(&tris);
+        for (c, q) in crate::solver::schedule::order_for_batches(pairs)
             .into_iter()
             .enumerate()
         {

@@ -3,7 +3,7 @@
 //! family plugs in through the [`Kernel`] trait: its particles and the correction of one
 //! constraint, computed by its pure `solve_*` kernel.
 
-use super::schedule::{Blocks, MAX_BLOCKS};
+use super::schedule::{Blocks, LANES, MAX_BLOCKS};
 use super::team::{Team, cut};
 use super::view::{Positions, Slot, View};
 use crate::math::{Real, Vec3};
@@ -57,6 +57,36 @@ pub trait Kernel<const K: usize>: Sync {
         for (n, l) in lambda.iter_mut().enumerate() {
             // SAFETY: forwarded from the caller.
             unsafe { project_one::<K, DAMPED, Self>(self, c + n, l, v) };
+        }
+    }
+
+    /// Whether [`walk_batches`] should project two consecutive full batches that share no
+    /// particle together, with [`Kernel::project_pair`].
+    #[inline(always)]
+    fn pairs(&self) -> bool {
+        false
+    }
+
+    /// Projects the full batches `a` and `b` (each its first constraint and its multipliers),
+    /// which share no particle, with the result of projecting `a`, then `b`, with
+    /// [`Kernel::project_lanes`]. By default one after the other; a family may project them at
+    /// once (wider SIMD).
+    ///
+    /// # Safety
+    /// As [`Kernel::project_lanes`] for each batch.
+    #[inline(always)]
+    unsafe fn project_pair<const DAMPED: bool>(
+        &self,
+        a: (usize, &mut [Real; LANES]),
+        b: (usize, &mut [Real; LANES]),
+        v: &View,
+    ) where
+        Self: Sized,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.project_lanes::<DAMPED>(a.0, a.1, v);
+            self.project_lanes::<DAMPED>(b.0, b.1, v);
         }
     }
 
@@ -153,6 +183,9 @@ pub struct Walk<'a> {
     pub lambda: &'a mut [Real],
     /// The batch bounds: increasing, and within the family.
     pub batches: &'a [usize],
+    /// For each batch, whether it shares no particle with the batch before it (see
+    /// [`Blocks::apart`](super::schedule::Blocks::apart)); missing entries count as `false`.
+    pub apart: &'a [bool],
 }
 
 impl Walk<'_> {
@@ -160,22 +193,29 @@ impl Walk<'_> {
     fn len(&self) -> usize {
         self.batches.len().saturating_sub(1)
     }
+
+    /// The first constraint of batch `b` and its number of constraints.
+    fn batch(&self, b: usize) -> (usize, usize) {
+        (self.batches[b], self.batches[b + 1] - self.batches[b])
+    }
 }
 
 /// Projects the batches of each of `walks`, in the direction of `sweep`, each batch with
-/// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic). The
-/// constraints of a batch share no particle, so their order inside it does not matter; the walks
-/// share no particle either, so they are interleaved batch by batch (the first batch of every
-/// walk, then the second, ...): the processor overlaps a batch with the independent batches of the
-/// other walks instead of waiting for the positions of the batch it depends on, and the result is
-/// that of walking them one after another. Always inlined, with plain loops, so that it compiles
-/// inside a caller built for a wider instruction set (see [`simd`](super::simd)).
+/// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic), or, for a
+/// family that [`pairs`](Kernel::pairs), two consecutive full batches that share no particle with
+/// [`Kernel::project_pair`]. The constraints of a batch share no particle, so their order inside
+/// it does not matter; the walks share no particle either, so they are interleaved (a step of
+/// every walk, then the next step of every walk, ...): the processor overlaps a batch with the
+/// independent batches of the other walks instead of waiting for the positions of the batch it
+/// depends on, and the result is that of walking them one after another. Always inlined, with
+/// plain loops, so that it compiles inside a caller built for a wider instruction set (see
+/// [`simd`](super::simd)).
 ///
 /// # Safety
 /// No other thread accesses the particles of these constraints during the call, no two walks
 /// share a particle, and each walk's `batches` are bounds of the family's schedule: increasing,
-/// and within the family ([`validate`](super::schedule::validate) checks both when a family is
-/// scheduled).
+/// and within the family, with `apart` true only where a batch shares no particle with the one
+/// before ([`validate`](super::schedule::validate) checks all three when a family is scheduled).
 ///
 /// # Panics
 /// If a walk's `lambda` does not hold one multiplier per constraint of its batches.
@@ -186,28 +226,64 @@ pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     sweep: Sweep,
     v: &View,
 ) {
-    let mut rounds = 0;
+    // Batches walked so far, per walk.
+    let mut done = [0usize; MAX_BLOCKS];
+    assert!(walks.len() <= MAX_BLOCKS, "{} walks", walks.len());
     for w in walks.iter() {
         // With the caller's contract, this one check bounds every batch's multipliers.
         let (start, end) = (w.batches.first(), w.batches.last());
         let len = end.zip(start).map_or(0, |(e, s)| e - s);
         assert_eq!(w.lambda.len(), len, "multipliers of the batches");
-        rounds = rounds.max(w.len());
     }
-    for i in 0..rounds {
-        for w in walks.iter_mut() {
+    let pairs = family.pairs();
+    loop {
+        let mut any = false;
+        for (w, done) in walks.iter_mut().zip(&mut done) {
             let n = w.len();
-            if i < n {
-                let b = match sweep {
-                    Sweep::Forward => i,
-                    Sweep::Backward => n - 1 - i,
-                };
-                let (start, batch) = (w.batches[0], w.batches[b]..w.batches[b + 1]);
-                // SAFETY: forwarded from the caller.
-                unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, batch, v) };
+            if *done == n {
+                continue;
             }
+            any = true;
+            // The next batch `b`, and the one after it in the sweep with what tells it apart.
+            let (b, next) = match sweep {
+                Sweep::Forward => (*done, (*done + 1 < n).then(|| (*done + 1, *done + 1))),
+                Sweep::Backward => {
+                    let b = n - 1 - *done;
+                    (b, (b > 0).then(|| (b - 1, b)))
+                }
+            };
+            let start = w.batches[0];
+            let (first, len) = w.batch(b);
+            if let Some((c, apart)) = next.filter(|_| pairs) {
+                let (second, second_len) = w.batch(c);
+                if len == LANES && second_len == LANES && w.apart.get(apart) == Some(&true) {
+                    let (lo, hi) = (first.min(second) - start, first.max(second) - start);
+                    let (head, tail) = w.lambda.split_at_mut(hi);
+                    let (low, high) = (full(&mut head[lo..]), full(tail));
+                    let (a, c) = match sweep {
+                        Sweep::Forward => ((first, low), (second, high)),
+                        Sweep::Backward => ((first, high), (second, low)),
+                    };
+                    // SAFETY: forwarded from the caller; the two batches share no particle.
+                    unsafe { family.project_pair::<DAMPED>(a, c, v) };
+                    *done += 2;
+                    continue;
+                }
+            }
+            // SAFETY: forwarded from the caller.
+            unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, first..first + len, v) };
+            *done += 1;
+        }
+        if !any {
+            break;
         }
     }
+}
+
+/// The multipliers of the full batch at the start of `lambda`.
+#[inline(always)]
+fn full(lambda: &mut [Real]) -> &mut [Real; LANES] {
+    <&mut [Real; LANES]>::try_from(&mut lambda[..LANES]).expect("a full batch")
 }
 
 /// Projects the batch `batch` for [`walk_batches`] (`lambda` holds the multipliers from
@@ -320,6 +396,7 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             let whole = Walk {
                 lambda: scheduled,
                 batches,
+                apart: blocks.apart_in(0..end),
             };
             // SAFETY: this thread alone walks the constraints, one after another.
             unsafe { family.walk_batches::<DAMPED>(&mut [whole], sweep, v) }
@@ -375,6 +452,7 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             group[*len] = Walk {
                 lambda: std::mem::take(&mut parts[b]),
                 batches: blocks.batches_in(blocks.range(b)),
+                apart: blocks.apart_in(blocks.range(b)),
             };
             *len += 1;
         }
