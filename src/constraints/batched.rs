@@ -378,6 +378,8 @@ impl<V: Batch, const K: usize> Gathered<V, K> {
     /// # Safety
     /// As [`Batched::project_batch`], whose batch [`Batched::gather`] read.
     #[inline(always)]
+    // A plain loop, as in `Batched::gather`: this must compile inside the AVX caller.
+    #[allow(clippy::needless_range_loop)]
     unsafe fn scatter(&self, dp: [LaneVec<V>; K]) {
         for n in 0..K {
             let [x, y, z] = (self.p[n] + dp[n]).0;
