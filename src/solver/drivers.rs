@@ -193,11 +193,6 @@ impl Walk<'_> {
     fn len(&self) -> usize {
         self.batches.len().saturating_sub(1)
     }
-
-    /// The first constraint of batch `b` and its number of constraints.
-    fn batch(&self, b: usize) -> (usize, usize) {
-        (self.batches[b], self.batches[b + 1] - self.batches[b])
-    }
 }
 
 /// Projects the batches of each of `walks`, in the direction of `sweep`, each batch with
@@ -226,8 +221,6 @@ pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     sweep: Sweep,
     v: &View,
 ) {
-    // Batches walked so far, per walk.
-    let mut done = [0usize; MAX_BLOCKS];
     assert!(walks.len() <= MAX_BLOCKS, "{} walks", walks.len());
     for w in walks.iter() {
         // With the caller's contract, this one check bounds every batch's multipliers.
@@ -235,49 +228,86 @@ pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         let len = end.zip(start).map_or(0, |(e, s)| e - s);
         assert_eq!(w.lambda.len(), len, "multipliers of the batches");
     }
-    let pairs = family.pairs();
-    loop {
-        let mut any = false;
-        for (w, done) in walks.iter_mut().zip(&mut done) {
-            let n = w.len();
-            if *done == n {
-                continue;
+    // SAFETY (both loops): forwarded from the caller, and each step's batches are below `len`.
+    unsafe {
+        if let [w] = walks {
+            // One walk (the serial driver, or a group of one block): a plain loop.
+            let (n, mut done) = (w.len(), 0);
+            while done < n {
+                done += step::<K, DAMPED, F>(family, w, done, sweep, v);
             }
-            any = true;
-            // The next batch `b`, and the one after it in the sweep with what tells it apart.
-            let (b, next) = match sweep {
-                Sweep::Forward => (*done, (*done + 1 < n).then(|| (*done + 1, *done + 1))),
-                Sweep::Backward => {
-                    let b = n - 1 - *done;
-                    (b, (b > 0).then(|| (b - 1, b)))
-                }
-            };
-            let start = w.batches[0];
-            let (first, len) = w.batch(b);
-            if let Some((c, apart)) = next.filter(|_| pairs) {
-                let (second, second_len) = w.batch(c);
-                if len == LANES && second_len == LANES && w.apart.get(apart) == Some(&true) {
-                    let (lo, hi) = (first.min(second) - start, first.max(second) - start);
-                    let (head, tail) = w.lambda.split_at_mut(hi);
-                    let (low, high) = (full(&mut head[lo..]), full(tail));
-                    let (a, c) = match sweep {
-                        Sweep::Forward => ((first, low), (second, high)),
-                        Sweep::Backward => ((first, high), (second, low)),
-                    };
-                    // SAFETY: forwarded from the caller; the two batches share no particle.
-                    unsafe { family.project_pair::<DAMPED>(a, c, v) };
-                    *done += 2;
-                    continue;
-                }
-            }
-            // SAFETY: forwarded from the caller.
-            unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, first..first + len, v) };
-            *done += 1;
+            return;
         }
-        if !any {
-            break;
+        // Batches walked so far, per walk.
+        let mut done = [0usize; MAX_BLOCKS];
+        loop {
+            let mut any = false;
+            for (w, done) in walks.iter_mut().zip(&mut done) {
+                if *done < w.len() {
+                    *done += step::<K, DAMPED, F>(family, w, *done, sweep, v);
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
         }
     }
+}
+
+/// One step of [`walk_batches`] along `w`, of which `done` batches (fewer than all) are
+/// walked: projects the next batch in the direction of `sweep`, or the next two together when
+/// the family [`pairs`](Kernel::pairs) them, both are full and they share no particle. Returns
+/// the number of batches projected.
+///
+/// # Safety
+/// As [`walk_batches`], whose checks `w` passed.
+#[inline(always)]
+unsafe fn step<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    w: &mut Walk,
+    done: usize,
+    sweep: Sweep,
+    v: &View,
+) -> usize {
+    let n = w.len();
+    debug_assert!(done < n);
+    // The next batch `b`, and the one after it in the sweep with the entry of `apart` that tells
+    // the two apart.
+    let (b, next) = match sweep {
+        Sweep::Forward => (done, (done + 1 < n).then_some((done + 1, done + 1))),
+        Sweep::Backward => {
+            let b = n - 1 - done;
+            (b, (b > 0).then_some((b - 1, b)))
+        }
+    };
+    let start = w.batches[0];
+    // SAFETY: `b < n` and `c < n`, so `b + 1` and `c + 1` are bounds of `w.batches`.
+    let batch = |b: usize| unsafe {
+        let (first, end) = (*w.batches.get_unchecked(b), *w.batches.get_unchecked(b + 1));
+        (first, end - first)
+    };
+    let (first, len) = batch(b);
+    if family.pairs()
+        && let Some((c, apart)) = next
+    {
+        let (second, second_len) = batch(c);
+        if len == LANES && second_len == LANES && w.apart.get(apart) == Some(&true) {
+            let (lo, hi) = (first.min(second) - start, first.max(second) - start);
+            let (head, tail) = w.lambda.split_at_mut(hi);
+            let (low, high) = (full(&mut head[lo..]), full(tail));
+            let (a, c) = match sweep {
+                Sweep::Forward => ((first, low), (second, high)),
+                Sweep::Backward => ((first, high), (second, low)),
+            };
+            // SAFETY: forwarded from the caller; the two batches share no particle.
+            unsafe { family.project_pair::<DAMPED>(a, c, v) };
+            return 2;
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, first..first + len, v) };
+    1
 }
 
 /// The multipliers of the full batch at the start of `lambda`.
