@@ -148,12 +148,10 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool> Kernel<K>
         }
     }
 
-    /// With `PAIR`, for the families of three and four particles (dihedral bending, tet
-    /// volume), whose long arithmetic the wide registers halve; a distance batch is mostly its
-    /// gathers and scatters, and pairing did not pay there (`docs/step-bench.md`).
+    /// With `PAIR`, for the kinds that [`FamilyKind::PAIRS`].
     #[inline(always)]
     fn pairs(&self) -> bool {
-        PAIR && K >= 3
+        PAIR && Kind::PAIRS
     }
 
     #[inline(always)]
@@ -697,7 +695,7 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         );
     }
     assert!(
-        K < 3 || blocks.apart.iter().any(|&a| a),
+        !Kind::PAIRS || blocks.apart.iter().any(|&a| a),
         "consecutive batches that share no particle, for the families that pair them"
     );
     for sweep in [Sweep::Forward, Sweep::Backward] {

@@ -17,6 +17,11 @@ use std::marker::PhantomData;
 /// once over [`Lanes`] so that it also projects a batch of them, one per lane of a SIMD vector,
 /// with the same bits (see [`batched`]).
 pub trait FamilyKind<const K: usize>: Sized + Sync {
+    /// Whether two batches are worth projecting as one wide vector where the processor has
+    /// one (see [`Kernel::pairs`](crate::solver::Kernel::pairs)): for a kernel whose arithmetic,
+    /// rather than its gathers and scatters, takes the time.
+    const PAIRS: bool = false;
+
     /// The corrections of the constraint's particles and its multiplier change, from their
     /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (`None`
     /// unless the family is damped), its rest value and its multiplier `lambda`. A degenerate
