@@ -131,12 +131,14 @@ fn settled(mut world: World) -> World {
     world
 }
 
-/// Benches, as `name`, one Gauss-Seidel pass over the family that `family` picks out of
-/// `world`'s constraints (the batched SIMD kernel; AVX where the processor has it), on a copy.
-fn bench_pass<const K: usize, Kind: FamilyKind<K>>(
+/// Benches, as `name`, one pass over the family that `family` picks out of `world`'s
+/// constraints (the batched SIMD kernel; AVX where the processor has it), on a copy: Gauss-Seidel,
+/// or by colors when `colored` (one thread, which walks the blocks of a color interleaved).
+fn bench_pass<const K: usize, Kind: FamilyKind<K> + Send>(
     c: &mut Criterion,
     name: &str,
     world: &World,
+    colored: bool,
     family: impl Fn(&ConstraintSets) -> &Family<K, Kind>,
 ) where
     Family<K, Kind>: Clone,
@@ -147,21 +149,33 @@ fn bench_pass<const K: usize, Kind: FamilyKind<K>>(
     let buffers = (&mut starts, &mut lost);
     Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
     c.bench_function(name, |b| {
-        b.iter(|| set.project_serial(&View::new(&mut slots, &starts), Sweep::Forward))
+        b.iter(|| {
+            // A team of one is this thread alone: no thread is started.
+            Team::scope(1, |team| {
+                let v = View::new(&mut slots, &starts);
+                match colored {
+                    true => set.project_colored(&v, Sweep::Forward, team),
+                    false => set.project_serial(&v, Sweep::Forward),
+                }
+            })
+        })
     });
 }
 
-/// One pass over W's 48,641 stretch constraints at N = 128, over the dihedral family of
-/// [`bend_cloth`] (11,781 constraints), and over the bunny's 50,292 tet volumes and 64,635
-/// edges, each from the state after 10 frames.
+/// One pass over W's 48,641 stretch constraints at N = 128, over W's 12,033 at N = 64 (serial
+/// and colored), over the dihedral family of [`bend_cloth`] (11,781 constraints), and over the
+/// bunny's 50,292 tet volumes and 64,635 edges, each from the state after 10 frames.
 fn family_passes(c: &mut Criterion) {
     let w = settled(workload_w(128, SolverMethod::GaussSeidel));
-    bench_pass(c, "stretch_pass_n128", &w, |cs| &cs.stretch);
+    bench_pass(c, "stretch_pass_n128", &w, false, |cs| &cs.stretch);
+    let w = settled(workload_w(64, SolverMethod::GaussSeidel));
+    bench_pass(c, "stretch_pass_n64", &w, false, |cs| &cs.stretch);
+    bench_pass(c, "stretch_pass_n64_colored", &w, true, |cs| &cs.stretch);
     let cloth = settled(bend_cloth("dihedral"));
-    bench_pass(c, "dihedral_pass_n64", &cloth, |cs| &cs.dihedral);
+    bench_pass(c, "dihedral_pass_n64", &cloth, false, |cs| &cs.dihedral);
     let bunny = settled(bunny());
-    bench_pass(c, "tet_volume_pass_bunny32", &bunny, |cs| &cs.volume);
-    bench_pass(c, "tet_edge_pass_bunny32", &bunny, |cs| &cs.stretch);
+    bench_pass(c, "tet_volume_pass_bunny32", &bunny, false, |cs| &cs.volume);
+    bench_pass(c, "tet_edge_pass_bunny32", &bunny, false, |cs| &cs.stretch);
 }
 
 /// Frames of [`bend_cloth`] with each bending kind, after 10 frames.

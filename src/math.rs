@@ -75,6 +75,28 @@ impl Lanes for wide::f32x8 {
     }
 }
 
+impl Lanes for wide::f32x16 {
+    #[inline(always)]
+    fn splat(x: Real) -> Self {
+        wide::f32x16::splat(x)
+    }
+
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        wide::f32x16::sqrt(self)
+    }
+
+    #[inline(always)]
+    fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
+        self.simd_gt(bound).select(then, otherwise)
+    }
+
+    #[inline(always)]
+    fn abs(self) -> Self {
+        wide::f32x16::abs(self)
+    }
+}
+
 /// A 3-vector of [`Lanes`]: one vector, or one per lane of a batch (x, y and z each a SIMD
 /// vector). Its operations are those of [`Vec3`] in the same order (`dot` and `cross` as
 /// nalgebra computes them), so a kernel written over `LaneVec<T>` gives the bits of the same

@@ -435,7 +435,15 @@ impl ClothDesc {
         } else {
             HashMap::new()
         };
-        let edges = edges(triangles);
+        // A grid's edges keep their build order, whose sweep along the rows carries the pins'
+        // load through the cloth in one Gauss-Seidel pass; a mesh's file order means nothing
+        // and chains neighbours, so its edges are ordered for full batches (see
+        // `order_for_batches`).
+        let mesh = self.grid_columns.is_none();
+        let edges = match mesh {
+            true => order_for_batches(edges(triangles)),
+            false => edges(triangles),
+        };
         for &[a, b] in &edges {
             let d = (rest[a as usize] - rest[b as usize]).norm();
             let stiffness = if is_shear(a, b) {
@@ -481,7 +489,12 @@ impl ClothDesc {
                 }
                 BendKind::CrossDistance => {
                     let mat = cs.bend_distance.materials.add(stiffness);
-                    for [_, _, a, b] in pairs {
+                    let mut ends: Vec<[u32; 2]> =
+                        pairs.iter().map(|&[_, _, a, b]| [a, b]).collect();
+                    if mesh {
+                        ends = order_for_batches(ends);
+                    }
+                    for [a, b] in ends {
                         let d = (rest[a as usize] - rest[b as usize]).norm();
                         cs.bend_distance.push(at(a), at(b), d, mat);
                     }

@@ -8,8 +8,8 @@
 
 use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
-use crate::math::{LaneVec, Real};
-use crate::solver::drivers::{self, Correction, Kernel, Sweep};
+use crate::math::{LaneVec, Lanes, Real};
+use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
 use crate::solver::simd::Batch;
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
@@ -27,14 +27,21 @@ fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
     })
 }
 
-/// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]).
-struct Batched<'d, 'a, const K: usize, Kind, V> {
+/// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]), and, when
+/// `PAIR`, two consecutive full batches that share no particle projected at once as
+/// [`Batch::Pair`]s (see [`Kernel::pairs`]).
+struct Batched<'d, 'a, const K: usize, Kind, V, const PAIR: bool> {
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
+    /// Whether every material of the family is rigid, so that no multiplier is kept (see
+    /// [`Coeffs::kept`]) and the batches neither read nor write them.
+    rigid: bool,
 }
 
-impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'d, 'a, K, Kind, V> {
+impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
+    Batched<'d, 'a, K, Kind, V, PAIR>
+{
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, K, Kind>) -> Self {
         assert!(
@@ -50,7 +57,12 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'d, 'a, K, K
             }),
             _ => None,
         };
-        Batched { data, uniform }
+        let rigid = data.coeffs.iter().all(Coeffs::is_rigid);
+        Batched {
+            data,
+            uniform,
+            rigid,
+        }
     }
 
     /// The coefficients of the materials `mat` of a batch, one per lane (the unused lanes of a
@@ -70,7 +82,9 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'d, 'a, K, K
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Kernel<K> for Batched<'_, '_, K, Kind, V> {
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool> Kernel<K>
+    for Batched<'_, '_, K, Kind, V, PAIR>
+{
     #[inline(always)]
     fn particles(&self, c: usize) -> [usize; K] {
         self.data.particles(c)
@@ -133,9 +147,28 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Kernel<K> for Batched<'_, '_
             }
         }
     }
+
+    /// With `PAIR`, for the kinds that [`FamilyKind::PAIRS`].
+    #[inline(always)]
+    fn pairs(&self) -> bool {
+        PAIR && Kind::PAIRS
+    }
+
+    #[inline(always)]
+    unsafe fn project_pair<const DAMPED: bool>(
+        &self,
+        a: (usize, &mut [Real; LANES]),
+        b: (usize, &mut [Real; LANES]),
+        v: &View,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.project_full_pair::<DAMPED>(a, b, v) }
+    }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> {
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
+    Batched<'_, '_, K, Kind, V, PAIR>
+{
     /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
     /// at `offsets`, with rest values `rest` and multipliers `lambda`.
@@ -151,6 +184,110 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> 
         lambda: &mut [Real; LANES],
         v: &View,
     ) {
+        // SAFETY: forwarded from the caller.
+        let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
+        let r = Kind::project(g.p, g.w, g.rest, g.lambda, g.dx, &g.k);
+        // SAFETY: as above.
+        unsafe { g.scatter(r.dp) };
+        self.keep(lambda, g.lambda, &g.k, r.delta_lambda);
+    }
+
+    /// The full batches `a` and `b` (their first constraints and multipliers), which share no
+    /// particle, projected as one batch of `2 LANES` lanes ([`Batch::Pair`]): each lane's
+    /// arithmetic is the same, so the result is the bits of projecting one after the other.
+    ///
+    /// # Safety
+    /// For each batch, the contract of [`Kernel::project_lanes`].
+    #[inline(always)]
+    unsafe fn project_full_pair<const DAMPED: bool>(
+        &self,
+        (a, lambda_a): (usize, &mut [Real; LANES]),
+        (b, lambda_b): (usize, &mut [Real; LANES]),
+        v: &View,
+    ) {
+        let data = self.data;
+        let lanes = |c: usize| c..c + LANES;
+        // SAFETY: the lanes are constraints of the family (the caller's contract), and the family
+        // holds one rest value and one set of offsets per constraint (checked in `Batched::new`).
+        let (ga, gb) = unsafe {
+            let offsets = |c: usize| &*data.offsets.as_ptr().add(c).cast::<[[u32; K]; LANES]>();
+            let rest = |c: usize| &*data.rest.as_ptr().add(c).cast::<[Real; LANES]>();
+            (
+                self.gather::<DAMPED>(lanes(a), offsets(a), rest(a), lambda_a, v),
+                self.gather::<DAMPED>(lanes(b), offsets(b), rest(b), lambda_b, v),
+            )
+        };
+        let join = |a: V, b: V| V::join(a, b);
+        let join_vec = |a: LaneVec<V>, b: LaneVec<V>| {
+            LaneVec([
+                join(a.0[0], b.0[0]),
+                join(a.0[1], b.0[1]),
+                join(a.0[2], b.0[2]),
+            ])
+        };
+        let zero = V::Pair::splat(0.0);
+        let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
+        for n in 0..K {
+            (p[n], w[n]) = (join_vec(ga.p[n], gb.p[n]), join(ga.w[n], gb.w[n]));
+        }
+        let dx = match (ga.dx, gb.dx) {
+            (Some(da), Some(db)) => {
+                let mut dx = [LaneVec([zero; 3]); K];
+                for n in 0..K {
+                    dx[n] = join_vec(da[n], db[n]);
+                }
+                Some(dx)
+            }
+            _ => None,
+        };
+        let k = Coeffs {
+            alpha_tilde: join(ga.k.alpha_tilde, gb.k.alpha_tilde),
+            gamma: join(ga.k.gamma, gb.k.gamma),
+            scale: join(ga.k.scale, gb.k.scale),
+        };
+        let (rest, lambda) = (join(ga.rest, gb.rest), join(ga.lambda, gb.lambda));
+        let r = Kind::project(p, w, rest, lambda, dx, &k);
+        let zero = V::splat(0.0);
+        let (mut dp_a, mut dp_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
+        for n in 0..K {
+            for i in 0..3 {
+                (dp_a[n].0[i], dp_b[n].0[i]) = V::halves(r.dp[n].0[i]);
+            }
+        }
+        // SAFETY: as above; the two batches share no particle.
+        unsafe {
+            ga.scatter(dp_a);
+            gb.scatter(dp_b);
+        }
+        let (dl_a, dl_b) = V::halves(r.delta_lambda);
+        self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
+        self.keep(lambda_b, gb.lambda, &gb.k, dl_b);
+    }
+
+    /// Stores the multipliers `lambda` plus the kept part of `delta_lambda` (see
+    /// [`Coeffs::kept`]) into `out`; a rigid family keeps none.
+    #[inline(always)]
+    fn keep(&self, out: &mut [Real; LANES], lambda: V, k: &Coeffs<V>, delta_lambda: V) {
+        if !self.rigid {
+            *out = (lambda + k.kept(delta_lambda)).to_array();
+        }
+    }
+
+    /// What a batch's projection reads, as vectors: its particles (gathered from their slots),
+    /// rest values, multipliers (zero in a rigid family), displacements (when `DAMPED`) and
+    /// coefficients.
+    ///
+    /// # Safety
+    /// As [`Batched::project_batch`].
+    #[inline(always)]
+    unsafe fn gather<const DAMPED: bool>(
+        &self,
+        lanes: Range<usize>,
+        offsets: &[[u32; K]; LANES],
+        rest: &[Real; LANES],
+        lambda: &[Real; LANES],
+        v: &View,
+    ) -> Gathered<V, K> {
         let data = self.data;
         // Every id is below `span`, so this one check bounds every access below.
         assert!(
@@ -197,37 +334,132 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch> Batched<'_, '_, K, Kind, V> 
             Some(k) => k,
             None => self.lane_coeffs(&data.mat[lanes]),
         };
-        let lam = V::from_array(*lambda);
-        let r = Kind::project(p, w, V::from_array(*rest), lam, dx, &k);
-        for n in 0..K {
-            let [x, y, z] = (p[n] + r.dp[n]).0;
-            // SAFETY: as above.
-            unsafe { V::scatter([x, y, z, w[n]], &slots[n]) };
+        // A rigid family's multipliers stay 0 (see `Coeffs::kept`).
+        let lambda = if self.rigid {
+            zero
+        } else {
+            V::from_array(*lambda)
+        };
+        Gathered {
+            slots,
+            p,
+            w,
+            rest: V::from_array(*rest),
+            lambda,
+            dx,
+            k,
         }
-        *lambda = (lam + r.delta_lambda).to_array();
     }
 }
 
-/// [`drivers::walk_batches`] for a family, its batches projected as SIMD vectors: AVX where the
-/// processor has it (x86-64), `wide::f32x8` otherwise.
+/// A batch as [`Batched::gather`] reads it, one lane per constraint.
+struct Gathered<V, const K: usize> {
+    /// The slots of each particle of the lanes.
+    slots: [[*mut Slot; LANES]; K],
+    /// Positions, m.
+    p: [LaneVec<V>; K],
+    /// Inverse masses, 1/kg.
+    w: [V; K],
+    /// Rest values.
+    rest: V,
+    /// Multipliers.
+    lambda: V,
+    /// Displacements in this substep (only for a damped family), m.
+    dx: Option<[LaneVec<V>; K]>,
+    /// Coefficients.
+    k: Coeffs<V>,
+}
+
+impl<V: Batch, const K: usize> Gathered<V, K> {
+    /// Writes the positions moved by `dp` back to their slots.
+    ///
+    /// # Safety
+    /// As [`Batched::project_batch`], whose batch [`Batched::gather`] read.
+    #[inline(always)]
+    // A plain loop, as in `Batched::gather`: this must compile inside the AVX caller.
+    #[allow(clippy::needless_range_loop)]
+    unsafe fn scatter(&self, dp: [LaneVec<V>; K]) {
+        for n in 0..K {
+            let [x, y, z] = (self.p[n] + dp[n]).0;
+            // SAFETY: no other thread accesses these particles (the caller's contract); distinct
+            // lanes share no particle (repeated lanes write the same values).
+            unsafe { V::scatter([x, y, z, self.w[n]], &self.slots[n]) };
+        }
+    }
+}
+
+/// The instruction sets the batched walk is built for, chosen when it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
+    /// `wide::f32x8`, for any processor.
+    Portable,
+    /// [`F32x8`](crate::solver::simd::avx::F32x8) in 16 AVX registers.
+    #[cfg(target_arch = "x86_64")]
+    Avx,
+    /// The same vectors and arithmetic compiled for AVX-512VL, which gives LLVM 32 registers: a
+    /// dihedral batch's four particles then fit without spilling (W at N = 64 with dihedral
+    /// bending: the dihedral stage 1.19x faster, `docs/step-bench.md`).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Isa {
+    /// The widest build the processor runs.
+    #[inline(always)]
+    fn best() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512vl") {
+                return Isa::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx") {
+                return Isa::Avx;
+            }
+        }
+        Isa::Portable
+    }
+}
+
+/// [`drivers::walk_batches`] for a family, its batches projected as SIMD vectors with the
+/// processor's best [`Isa`].
 ///
 /// # Safety
 /// The contract of [`drivers::walk_batches`].
 #[inline(always)]
 pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
     data: &FamilyData<'_, K, Kind>,
-    lambda: &mut [Real],
-    batches: &[usize],
+    walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the processor has AVX; the rest is forwarded from the caller.
-        return unsafe { walk_batches_avx::<K, Kind, DAMPED>(data, lambda, batches, sweep, v) };
+    // SAFETY: the processor has the best instruction set; the rest is forwarded.
+    unsafe { walk_batches_on::<K, Kind, DAMPED>(Isa::best(), data, walks, sweep, v) }
+}
+
+/// [`drivers::walk_batches`] for a family built for `isa`.
+///
+/// # Safety
+/// The processor has `isa`, and the contract of [`drivers::walk_batches`].
+#[inline(always)]
+unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+    isa: Isa,
+    data: &FamilyData<'_, K, Kind>,
+    walks: &mut [Walk],
+    sweep: Sweep,
+    v: &View,
+) {
+    // SAFETY (every arm): forwarded from the caller.
+    unsafe {
+        match isa {
+            Isa::Portable => {
+                walk_batches_as::<K, Kind, wide::f32x8, DAMPED, false>(data, walks, sweep, v);
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walks, sweep, v),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walks, sweep, v),
+        }
     }
-    // SAFETY: forwarded from the caller.
-    unsafe { walk_batches_as::<K, Kind, wide::f32x8, DAMPED>(data, lambda, batches, sweep, v) }
 }
 
 /// [`drivers::walk_batches`] with the family's batches projected as vectors `V`.
@@ -235,35 +467,47 @@ pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAM
 /// # Safety
 /// The contract of [`drivers::walk_batches`].
 #[inline(always)]
-unsafe fn walk_batches_as<const K: usize, Kind: FamilyKind<K>, V: Batch, const DAMPED: bool>(
+unsafe fn walk_batches_as<
+    const K: usize,
+    Kind: FamilyKind<K>,
+    V: Batch,
+    const DAMPED: bool,
+    const PAIR: bool,
+>(
     data: &FamilyData<'_, K, Kind>,
-    lambda: &mut [Real],
-    batches: &[usize],
+    walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
-    let kernel = Batched::<K, Kind, V>::new(data);
+    let kernel = Batched::<K, Kind, V, PAIR>::new(data);
     // SAFETY: forwarded from the caller.
-    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, lambda, batches, sweep, v) }
+    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walks, sweep, v) }
 }
 
-/// [`walk_batches_as`] with AVX vectors, compiled for AVX.
-///
-/// # Safety
-/// The processor has AVX, and the contract of [`drivers::walk_batches`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn walk_batches_avx<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
-    data: &FamilyData<'_, K, Kind>,
-    lambda: &mut [Real],
-    batches: &[usize],
-    sweep: Sweep,
-    v: &View,
-) {
-    use crate::solver::simd::avx::F32x8;
-    // SAFETY: forwarded from the caller.
-    unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED>(data, lambda, batches, sweep, v) }
+/// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
+/// `$features`, pairing batches (see [`Kernel::pairs`]) when `$pair`.
+macro_rules! walk_batches_for {
+    ($name:ident, $features:literal, $pair:literal) => {
+        #[doc = concat!("[`walk_batches_as`] with AVX vectors, compiled for `", $features, "`.")]
+        ///
+        /// # Safety
+        /// The processor has these features, and the contract of [`drivers::walk_batches`].
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+            data: &FamilyData<'_, K, Kind>,
+            walks: &mut [Walk],
+            sweep: Sweep,
+            v: &View,
+        ) {
+            use crate::solver::simd::avx::F32x8;
+            // SAFETY: forwarded from the caller.
+            unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED, $pair>(data, walks, sweep, v) }
+        }
+    };
 }
+walk_batches_for!(walk_batches_avx, "avx", false);
+walk_batches_for!(walk_batches_avx512, "avx512f,avx512vl", true);
 
 /// A check for the families' tests: for each family `build(damping, two_materials)` returns
 /// (scheduled, its materials resolved, without and with XPBD damping, with one material or two),
@@ -272,7 +516,7 @@ unsafe fn walk_batches_avx<const K: usize, Kind: FamilyKind<K>, const DAMPED: bo
 /// constraints one after another in the scheduled order: the same positions and multipliers.
 /// One material has its coefficients splatted once, two are gathered per batch.
 #[cfg(test)]
-pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
+pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     build: impl Fn(
         Real,
         bool,
@@ -287,6 +531,11 @@ pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> 
             batched_matches_scalar(&set, &ps);
         }
     }
+    // Every material rigid: no multiplier is kept (see `Coeffs::kept`).
+    let (mut set, ps) = build(0.0, true);
+    set.materials.coeffs.fill(super::stiffness::Coeffs::rigid());
+    let lambda = batched_matches_scalar(&set, &ps);
+    assert!(lambda.iter().all(|&l| l == 0.0), "rigid multipliers stay 0");
 }
 
 /// Particles at `x` for the families' tests: inverse masses 1 to 3 (1/kg), every 97th pinned.
@@ -330,54 +579,75 @@ pub(crate) fn test_materials(
     ]
 }
 
-/// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`.
+/// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`; returns the
+/// multipliers after the projection.
 #[cfg(test)]
-fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
+fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     set: &super::family::Family<K, Kind>,
     ps: &crate::particles::ParticleSet,
-) {
+) -> Vec<Real> {
     use crate::solver::Team;
     use crate::solver::view::{pack, unpack};
-    let run = |project: &dyn Fn(&mut super::family::Family<K, Kind>, &View)| {
-        let mut set = set.clone();
-        let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
-        let origins = [crate::math::Vec3::zeros()];
-        let buffers = (&mut starts, &mut lost);
-        Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
-        project(&mut set, &View::new(&mut slots, &starts));
-        let mut out = ps.clone();
-        Team::scope(1, |team| unpack(&slots, &origins, &lost, &mut out, team));
-        (out.p, set.lambda)
+    // Projects a copy of `set` over `ps` with `project`, given a team of `threads`.
+    let run_on =
+        |threads: usize,
+         project: &(dyn Fn(&mut super::family::Family<K, Kind>, &View, &Team) + Sync)| {
+            let mut set = set.clone();
+            let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+            let origins = [crate::math::Vec3::zeros()];
+            let buffers = (&mut starts, &mut lost);
+            Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
+            let set_ref = &mut set;
+            let (slots_ref, starts_ref) = (&mut slots, &starts);
+            Team::scope(threads, |team| {
+                project(set_ref, &View::new(slots_ref, starts_ref), team)
+            });
+            let mut out = ps.clone();
+            Team::scope(1, |team| unpack(&slots, &origins, &lost, &mut out, team));
+            (out.p, set.lambda)
+        };
+    let run = |project: &(dyn Fn(&mut super::family::Family<K, Kind>, &View) + Sync)| {
+        run_on(1, &|set, v, _| project(set, v))
     };
-    let scalar = run(&|set, v| {
-        let (data, lambda, _) = set.split();
-        for (c, l) in lambda.iter_mut().enumerate() {
-            // SAFETY: one thread.
-            unsafe {
-                match data.damped() {
-                    true => drivers::project_one::<K, true, _>(&data, c, l, v),
-                    false => drivers::project_one::<K, false, _>(&data, c, l, v),
+    // One constraint after another in the scheduled order, forward or backward.
+    let scalar_sweep = |sweep: Sweep| {
+        run(&move |set, v| {
+            let (data, lambda, _) = set.split();
+            let mut one = |(c, l): (usize, &mut Real)| {
+                // SAFETY: one thread.
+                unsafe {
+                    match data.damped() {
+                        true => drivers::project_one::<K, true, _>(&data, c, l, v),
+                        false => drivers::project_one::<K, false, _>(&data, c, l, v),
+                    }
                 }
+            };
+            match sweep {
+                Sweep::Forward => lambda.iter_mut().enumerate().for_each(&mut one),
+                Sweep::Backward => lambda.iter_mut().enumerate().rev().for_each(&mut one),
             }
-        }
-    });
-    let walk_all = |avx: bool| {
+        })
+    };
+    let scalar = scalar_sweep(Sweep::Forward);
+    // The whole schedule as one walk with `isa`, or with `wide::f32x8` pairing batches when
+    // `isa` is `None`.
+    let walk_all = |isa: Option<Isa>, s: Sweep| {
         move |set: &mut super::family::Family<K, Kind>, v: &View| {
             let (data, lambda, blocks) = set.split();
-            let (b, s) = (&blocks.batches[..], Sweep::Forward);
-            // SAFETY: one thread; AVX only where the processor has it (checked below).
+            let walk = &mut [Walk {
+                lambda,
+                batches: &blocks.batches[..],
+                apart: &blocks.apart[..],
+            }];
+            let damped = walk_batches_as::<K, Kind, wide::f32x8, true, true>;
+            let undamped = walk_batches_as::<K, Kind, wide::f32x8, false, true>;
+            // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
-                #[cfg(target_arch = "x86_64")]
-                if avx {
-                    return match data.damped() {
-                        true => walk_batches_avx::<K, Kind, true>(&data, lambda, b, s, v),
-                        false => walk_batches_avx::<K, Kind, false>(&data, lambda, b, s, v),
-                    };
-                }
-                let _ = avx;
-                match data.damped() {
-                    true => walk_batches_as::<K, Kind, wide::f32x8, true>(&data, lambda, b, s, v),
-                    false => walk_batches_as::<K, Kind, wide::f32x8, false>(&data, lambda, b, s, v),
+                match (isa, data.damped()) {
+                    (Some(isa), true) => walk_batches_on::<K, Kind, true>(isa, &data, walk, s, v),
+                    (Some(isa), false) => walk_batches_on::<K, Kind, false>(isa, &data, walk, s, v),
+                    (None, true) => damped(&data, walk, s, v),
+                    (None, false) => undamped(&data, walk, s, v),
                 }
             }
         }
@@ -394,9 +664,59 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone>(
         "the serial driver",
         run(&|set, v| set.project_serial(v, Sweep::Forward)),
     );
-    check("wide::f32x8", run(&walk_all(false)));
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        check("AVX", run(&walk_all(true)));
+    // The colored driver's order: color after color, each color's blocks one after another.
+    let by_colors = run(&|set, v| {
+        let (data, lambda, blocks) = set.split();
+        for b in blocks.colors.iter().flatten() {
+            for c in blocks.range(*b) {
+                // SAFETY: one thread.
+                unsafe {
+                    match data.damped() {
+                        true => drivers::project_one::<K, true, _>(&data, c, &mut lambda[c], v),
+                        false => drivers::project_one::<K, false, _>(&data, c, &mut lambda[c], v),
+                    }
+                }
+            }
+        }
+    });
+    let blocks = set.blocks();
+    assert!(
+        blocks.colors.iter().any(|color| color.len() > 1) && blocks.end() == set.len(),
+        "colors of several blocks, and no serial tail"
+    );
+    for threads in [1, 2] {
+        let colored = run_on(threads, &|set, v, team| {
+            set.project_colored(v, Sweep::Forward, team)
+        });
+        assert!(
+            colored == by_colors,
+            "the colored driver on {threads} threads, which interleaves the blocks of a color, \
+             gives the bits of walking them one after another"
+        );
     }
+    assert!(
+        !Kind::PAIRS || blocks.apart.iter().any(|&a| a),
+        "consecutive batches that share no particle, for the families that pair them"
+    );
+    for sweep in [Sweep::Forward, Sweep::Backward] {
+        let expected = scalar_sweep(sweep);
+        let check = |path: &str, got: (Vec<crate::math::Vec3>, Vec<Real>)| {
+            assert!(
+                expected == got,
+                "{path}, {sweep:?}: positions or multipliers differ"
+            );
+        };
+        check("wide::f32x8", run(&walk_all(Some(Isa::Portable), sweep)));
+        check("wide::f32x8 paired", run(&walk_all(None, sweep)));
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx") {
+                check("AVX", run(&walk_all(Some(Isa::Avx), sweep)));
+            }
+            if std::arch::is_x86_feature_detected!("avx512vl") {
+                check("AVX-512VL", run(&walk_all(Some(Isa::Avx512), sweep)));
+            }
+        }
+    }
+    scalar.1
 }

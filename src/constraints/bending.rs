@@ -170,6 +170,10 @@ impl DihedralSet {
 }
 
 impl FamilyKind<4> for Dihedral {
+    /// The dihedral kernel's long arithmetic pays for pairing: its stage on W at N = 64 with
+    /// dihedral bending is about 8% faster paired (`docs/step-bench.md`).
+    const PAIRS: bool = true;
+
     /// [`solve_dihedral`]'s update with the gradient kept as `AngleGradient`:
     /// `Σ wᵢ|∇ᵢθ|² = |m₁|² Σ wᵢαᵢ² + 2 m₁·m₂ Σ wᵢαᵢβᵢ + |m₂|² Σ wᵢβᵢ²` and
     /// `Δpᵢ = (s Δλ m₁) wᵢαᵢ + (s Δλ m₂) wᵢβᵢ`, fewer operations and fewer live vectors than four
@@ -376,7 +380,9 @@ mod tests {
         );
         let mut set = DihedralSet::default();
         let [first, second] = test_materials(&mut set.materials, 1e-2, damping, two_materials);
-        for (c, q) in crate::mesh::topology::triangle_pairs(&tris)
+        // Ordered for batches, as a cloth's hinges are.
+        let pairs = crate::mesh::topology::triangle_pairs(&tris);
+        for (c, q) in crate::solver::schedule::order_for_batches(pairs)
             .into_iter()
             .enumerate()
         {

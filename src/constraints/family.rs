@@ -9,7 +9,7 @@ use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::Slot;
 use crate::solver::Team;
 use crate::solver::View;
-use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep};
+use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep, Walk};
 use crate::solver::schedule::{self, Blocks};
 use std::marker::PhantomData;
 
@@ -17,6 +17,11 @@ use std::marker::PhantomData;
 /// once over [`Lanes`] so that it also projects a batch of them, one per lane of a SIMD vector,
 /// with the same bits (see [`batched`]).
 pub trait FamilyKind<const K: usize>: Sized + Sync {
+    /// Whether two batches are worth projecting as one wide vector where the processor has
+    /// one (see [`Kernel::pairs`](crate::solver::Kernel::pairs)): for a kernel whose arithmetic,
+    /// rather than its gathers and scatters, takes the time.
+    const PAIRS: bool = false;
+
     /// The corrections of the constraint's particles and its multiplier change, from their
     /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (`None`
     /// unless the family is damped), its rest value and its multiplier `lambda`. A degenerate
@@ -115,20 +120,14 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         (r.applied > 0.0).then(|| Correction {
             ids,
             dp: r.dp.map(Vec3::from),
-            delta_lambda: r.delta_lambda,
+            delta_lambda: k.kept(r.delta_lambda),
         })
     }
 
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(
-        &self,
-        lambda: &mut [Real],
-        batches: &[usize],
-        sweep: Sweep,
-        v: &View,
-    ) {
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walks: &mut [Walk], sweep: Sweep, v: &View) {
         // SAFETY: forwarded from the caller.
-        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, lambda, batches, sweep, v) }
+        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walks, sweep, v) }
     }
 }
 

@@ -89,6 +89,25 @@ pub struct Coeffs<T = Real> {
     pub scale: T,
 }
 
+impl<T: Lanes> Coeffs<T> {
+    /// The multiplier change `delta_lambda` that a constraint of these coefficients keeps: all
+    /// of it, except for a rigid material (`α̃ = 0` and `γ = 0`, so PBD and undamped XPBD of
+    /// compliance 0), whose `Δλ` does not depend on `λ`: its multiplier is not kept and stays 0,
+    /// so that the batched kernels neither read nor write it (one stream of the family's arrays
+    /// fewer).
+    #[inline(always)]
+    pub fn kept(&self, delta_lambda: T) -> T {
+        (self.alpha_tilde + self.gamma).select_gt(T::splat(0.0), delta_lambda, T::splat(0.0))
+    }
+}
+
+impl Coeffs {
+    /// Whether the material keeps no multiplier (see [`Coeffs::kept`]).
+    pub fn is_rigid(&self) -> bool {
+        self.alpha_tilde + self.gamma <= 0.0
+    }
+}
+
 #[cfg(test)]
 impl Coeffs {
     /// Rigid XPBD (compliance 0) for a 10 ms substep: the coefficients the kernels' unit tests

@@ -312,7 +312,9 @@ mod tests {
         let mut ps = test_particles(lattice.positions.iter().copied());
         let mut set = TetVolumeSet::default();
         let [first, second] = test_materials(&mut set.materials, 1e-6, damping, two_materials);
-        for (t, &tet) in lattice.tets.iter().enumerate() {
+        // Ordered for batches, as a tets body's are.
+        let tets = crate::solver::schedule::order_for_batches(lattice.tets.clone());
+        for (t, &tet) in tets.iter().enumerate() {
             set.push(tet, &ps.x, if t % 6 == 2 { second } else { first });
         }
         set.schedule();

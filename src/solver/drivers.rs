@@ -3,7 +3,7 @@
 //! family plugs in through the [`Kernel`] trait: its particles and the correction of one
 //! constraint, computed by its pure `solve_*` kernel.
 
-use super::schedule::Blocks;
+use super::schedule::{Blocks, LANES, MAX_BLOCKS};
 use super::team::{Team, cut};
 use super::view::{Positions, Slot, View};
 use crate::math::{Real, Vec3};
@@ -60,23 +60,48 @@ pub trait Kernel<const K: usize>: Sync {
         }
     }
 
-    /// Projects the batches whose bounds are `batches` with [`walk_batches`]. A family whose
-    /// batch kernel has a faster build for the processor it runs on dispatches to it here.
+    /// Whether [`walk_batches`] should project two consecutive full batches that share no
+    /// particle together, with [`Kernel::project_pair`].
+    #[inline(always)]
+    fn pairs(&self) -> bool {
+        false
+    }
+
+    /// Projects the full batches `a` and `b` (each its first constraint and its multipliers),
+    /// which share no particle, with the result of projecting `a`, then `b`, with
+    /// [`Kernel::project_lanes`]. By default one after the other; a family may project them at
+    /// once (wider SIMD).
     ///
     /// # Safety
-    /// As [`walk_batches`].
+    /// As [`Kernel::project_lanes`] for each batch.
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(
+    unsafe fn project_pair<const DAMPED: bool>(
         &self,
-        lambda: &mut [Real],
-        batches: &[usize],
-        sweep: Sweep,
+        a: (usize, &mut [Real; LANES]),
+        b: (usize, &mut [Real; LANES]),
         v: &View,
     ) where
         Self: Sized,
     {
         // SAFETY: forwarded from the caller.
-        unsafe { walk_batches::<K, DAMPED, Self>(self, lambda, batches, sweep, v) }
+        unsafe {
+            self.project_lanes::<DAMPED>(a.0, a.1, v);
+            self.project_lanes::<DAMPED>(b.0, b.1, v);
+        }
+    }
+
+    /// Projects the independent `walks` with [`walk_batches`]. A family whose batch kernel has a
+    /// faster build for the processor it runs on dispatches to it here.
+    ///
+    /// # Safety
+    /// As [`walk_batches`].
+    #[inline(always)]
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walks: &mut [Walk], sweep: Sweep, v: &View)
+    where
+        Self: Sized,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { walk_batches::<K, DAMPED, Self>(self, walks, sweep, v) }
     }
 }
 
@@ -150,46 +175,145 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
 }
 
-/// Projects the batches whose bounds (starts, then the end) are `batches`, in the direction of
-/// `sweep`, each with [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same
-/// arithmetic); `lambda` holds the multipliers of `batches[0]..batches[last]`. The constraints
-/// of a batch share no particle, so their order inside it does not matter. Always inlined, with
+/// A run of batches for [`walk_batches`]: the batch bounds (starts, then the end) of a block of a
+/// family's schedule, or of the whole schedule, and the multipliers of their constraints.
+#[derive(Debug, Default)]
+pub struct Walk<'a> {
+    /// The multipliers of the constraints `batches[0]..batches[last]`.
+    pub lambda: &'a mut [Real],
+    /// The batch bounds: increasing, and within the family.
+    pub batches: &'a [usize],
+    /// For each batch, whether it shares no particle with the batch before it (see
+    /// [`Blocks::apart`](super::schedule::Blocks::apart)); missing entries count as `false`.
+    pub apart: &'a [bool],
+}
+
+impl Walk<'_> {
+    /// Number of batches.
+    fn len(&self) -> usize {
+        self.batches.len().saturating_sub(1)
+    }
+}
+
+/// Projects the batches of each of `walks`, in the direction of `sweep`, each batch with
+/// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic), or, for a
+/// family that [`pairs`](Kernel::pairs), two consecutive full batches that share no particle with
+/// [`Kernel::project_pair`]. The constraints of a batch share no particle, so their order inside
+/// it does not matter; the walks share no particle either, so they are interleaved (a step of
+/// every walk, then the next step of every walk, ...): the processor overlaps a batch with the
+/// independent batches of the other walks instead of waiting for the positions of the batch it
+/// depends on, and the result is that of walking them one after another. Always inlined, with
 /// plain loops, so that it compiles inside a caller built for a wider instruction set (see
 /// [`simd`](super::simd)).
 ///
 /// # Safety
-/// No other thread accesses the particles of these constraints during the call, and `batches`
-/// are bounds of the family's schedule: increasing, and within the family ([`validate`](super::schedule::validate) checks
-/// both when a family is scheduled).
+/// No other thread accesses the particles of these constraints during the call, no two walks
+/// share a particle, and each walk's `batches` are bounds of the family's schedule: increasing,
+/// and within the family, with `apart` true only where a batch shares no particle with the one
+/// before ([`validate`](super::schedule::validate) checks all three when a family is scheduled).
 ///
 /// # Panics
-/// If `lambda` does not hold one multiplier per constraint of the batches.
+/// If a walk's `lambda` does not hold one multiplier per constraint of its batches.
 #[inline(always)]
 pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
-    lambda: &mut [Real],
-    batches: &[usize],
+    walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
-    let (Some(&start), Some(&end)) = (batches.first(), batches.last()) else {
-        return;
-    };
-    // With the caller's contract, this one check bounds every batch's multipliers.
-    assert_eq!(lambda.len(), end - start, "multipliers of the batches");
-    // SAFETY (both loops): forwarded from the caller.
-    match sweep {
-        Sweep::Forward => {
-            for w in batches.windows(2) {
-                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
+    assert!(walks.len() <= MAX_BLOCKS, "{} walks", walks.len());
+    for w in walks.iter() {
+        // With the caller's contract, this one check bounds every batch's multipliers.
+        let (start, end) = (w.batches.first(), w.batches.last());
+        let len = end.zip(start).map_or(0, |(e, s)| e - s);
+        assert_eq!(w.lambda.len(), len, "multipliers of the batches");
+    }
+    // SAFETY (both loops): forwarded from the caller, and each step's batches are below `len`.
+    unsafe {
+        if let [w] = walks {
+            // One walk (the serial driver, or a group of one block): a plain loop.
+            let (n, mut done) = (w.len(), 0);
+            while done < n {
+                done += step::<K, DAMPED, F>(family, w, done, sweep, v);
             }
+            return;
         }
-        Sweep::Backward => {
-            for w in batches.windows(2).rev() {
-                unsafe { walk_batch::<K, DAMPED, F>(family, lambda, start, w[0]..w[1], v) };
+        // Batches walked so far, per walk.
+        let mut done = [0usize; MAX_BLOCKS];
+        loop {
+            let mut any = false;
+            for (w, done) in walks.iter_mut().zip(&mut done) {
+                if *done < w.len() {
+                    *done += step::<K, DAMPED, F>(family, w, *done, sweep, v);
+                    any = true;
+                }
+            }
+            if !any {
+                break;
             }
         }
     }
+}
+
+/// One step of [`walk_batches`] along `w`, of which `done` batches (fewer than all) are
+/// walked: projects the next batch in the direction of `sweep`, or the next two together when
+/// the family [`pairs`](Kernel::pairs) them, both are full and they share no particle. Returns
+/// the number of batches projected.
+///
+/// # Safety
+/// As [`walk_batches`], whose checks `w` passed.
+#[inline(always)]
+unsafe fn step<const K: usize, const DAMPED: bool, F: Kernel<K>>(
+    family: &F,
+    w: &mut Walk,
+    done: usize,
+    sweep: Sweep,
+    v: &View,
+) -> usize {
+    let n = w.len();
+    debug_assert!(done < n);
+    // The next batch `b`, and the one after it in the sweep with the entry of `apart` that tells
+    // the two apart.
+    let (b, next) = match sweep {
+        Sweep::Forward => (done, (done + 1 < n).then_some((done + 1, done + 1))),
+        Sweep::Backward => {
+            let b = n - 1 - done;
+            (b, (b > 0).then_some((b - 1, b)))
+        }
+    };
+    let start = w.batches[0];
+    // SAFETY: `b < n` and `c < n`, so `b + 1` and `c + 1` are bounds of `w.batches`.
+    let batch = |b: usize| unsafe {
+        let (first, end) = (*w.batches.get_unchecked(b), *w.batches.get_unchecked(b + 1));
+        (first, end - first)
+    };
+    let (first, len) = batch(b);
+    if family.pairs()
+        && let Some((c, apart)) = next
+    {
+        let (second, second_len) = batch(c);
+        if len == LANES && second_len == LANES && w.apart.get(apart) == Some(&true) {
+            let (lo, hi) = (first.min(second) - start, first.max(second) - start);
+            let (head, tail) = w.lambda.split_at_mut(hi);
+            let (low, high) = (full(&mut head[lo..]), full(tail));
+            let (a, c) = match sweep {
+                Sweep::Forward => ((first, low), (second, high)),
+                Sweep::Backward => ((first, high), (second, low)),
+            };
+            // SAFETY: forwarded from the caller; the two batches share no particle.
+            unsafe { family.project_pair::<DAMPED>(a, c, v) };
+            return 2;
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, first..first + len, v) };
+    1
+}
+
+/// The multipliers of the full batch at the start of `lambda`.
+#[inline(always)]
+fn full(lambda: &mut [Real]) -> &mut [Real; LANES] {
+    <&mut [Real; LANES]>::try_from(&mut lambda[..LANES]).expect("a full batch")
 }
 
 /// Projects the batch `batch` for [`walk_batches`] (`lambda` holds the multipliers from
@@ -299,8 +423,13 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v, team) }
         } else {
             let batches = blocks.batches_in(0..end);
+            let whole = Walk {
+                lambda: scheduled,
+                batches,
+                apart: blocks.apart_in(0..end),
+            };
             // SAFETY: this thread alone walks the constraints, one after another.
-            unsafe { family.walk_batches::<DAMPED>(scheduled, batches, sweep, v) }
+            unsafe { family.walk_batches::<DAMPED>(&mut [whole], sweep, v) }
         }
     };
     // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
@@ -330,14 +459,37 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     team: &Team,
 ) {
     // The multipliers of each block, borrowed apart.
-    let count = blocks.bounds.len().saturating_sub(1);
     let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
+    let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
     let mut pass = |color: &Vec<usize>| {
-        team.for_each_at(&mut parts[..count], color, |b, part| {
-            let batches = blocks.batches_in(blocks.range(b));
+        // Groups of blocks walked interleaved (block `color[j]` in group `j mod groups`), so
+        // that one thread also overlaps independent batches: at least one group per member,
+        // and at most `INTERLEAVE_SPAN` constraints in a group.
+        let largest = color
+            .iter()
+            .map(|&b| blocks.range(b).len())
+            .max()
+            .unwrap_or(1);
+        let per_group = (INTERLEAVE_SPAN / largest.max(1)).max(1);
+        let groups = color
+            .len()
+            .div_ceil(per_group)
+            .max(team.members())
+            .min(color.len());
+        let mut walks: [Group; MAX_BLOCKS] = Default::default();
+        for (j, &b) in color.iter().enumerate() {
+            let (len, group) = &mut walks[j % groups];
+            group[*len] = Walk {
+                lambda: std::mem::take(&mut parts[b]),
+                batches: blocks.batches_in(blocks.range(b)),
+                apart: blocks.apart_in(blocks.range(b)),
+            };
+            *len += 1;
+        }
+        team.for_each_at(&mut walks[..groups], &all[..groups], |_, (len, group)| {
             // SAFETY: the blocks of one color share no particle (the caller's contract), so no
-            // two members touch the same particle.
-            unsafe { family.walk_batches::<DAMPED>(part, batches, sweep, v) }
+            // two members, and no two walks of a group, touch the same particle.
+            unsafe { family.walk_batches::<DAMPED>(&mut group[..*len], sweep, v) }
         });
     };
     match sweep {
@@ -345,6 +497,17 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         Sweep::Backward => blocks.colors.iter().rev().for_each(&mut pass),
     }
 }
+
+/// The walks of the blocks one member of a team projects: how many, then the walks.
+type Group<'a> = (usize, [Walk<'a>; MAX_BLOCKS]);
+
+/// Most constraints in the blocks that the colored driver walks interleaved on one thread.
+/// Interleaving keeps the processor busy with independent batches, but every block walked at
+/// once keeps its particles and constraint arrays in use: on W at N = 64 (blocks of 1,504
+/// stretch constraints), four interleaved blocks are 1.23x faster than one after another; at
+/// N = 128 (blocks of 6,080) two are 7% slower, their particles no longer fitting the L1 cache
+/// (`docs/step-bench.md`).
+pub const INTERLEAVE_SPAN: usize = 8192;
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
 /// constraints of its family applies `ω / n` of its correction (after the averaging of Macklin

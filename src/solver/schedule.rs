@@ -68,6 +68,9 @@ pub struct Blocks {
     /// Start of every batch of independent constraints (batches tile the blocks, none crosses
     /// a block bound), then the end of the last block.
     pub batches: Vec<usize>,
+    /// For each batch, whether it shares no particle with the batch before it in its block
+    /// (`false` for a block's first batch), so that the two may be projected at once.
+    pub apart: Vec<bool>,
 }
 
 impl Blocks {
@@ -83,9 +86,22 @@ impl Blocks {
 
     /// The batch bounds (starts, then the end) inside `range`, a block or the whole schedule.
     pub fn batches_in(&self, range: Range<usize>) -> &[usize] {
+        &self.batches[self.batch_span(range)]
+    }
+
+    /// [`Blocks::apart`] of the batches inside `range` (one entry per batch of
+    /// [`Blocks::batches_in`]; fewer when `apart` is not filled in).
+    pub fn apart_in(&self, range: Range<usize>) -> &[bool] {
+        let span = self.batch_span(range);
+        let to = (span.end.saturating_sub(1)).min(self.apart.len());
+        &self.apart[span.start.min(to)..to]
+    }
+
+    /// The indices in `batches` of the bounds inside `range`.
+    fn batch_span(&self, range: Range<usize>) -> Range<usize> {
         let from = self.batches.partition_point(|&s| s < range.start);
         let to = self.batches.partition_point(|&s| s <= range.end);
-        &self.batches[from..to]
+        from..to
     }
 }
 
@@ -142,14 +158,42 @@ pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
             &mut batches,
         );
     }
+    let apart = apart(ids, &order, &bounds, &batches, particles);
     Schedule {
         order,
         blocks: Blocks {
             bounds,
             colors,
             batches,
+            apart,
         },
     }
+}
+
+/// [`Blocks::apart`] of the batches `batches` (starts, then the end) of the constraints `ids`
+/// taken in the scheduled `order`, cut into blocks at `bounds`, over `particles` particles.
+fn apart<const K: usize>(
+    ids: &[[u32; K]],
+    order: &[u32],
+    bounds: &[usize],
+    batches: &[usize],
+    particles: usize,
+) -> Vec<bool> {
+    // The batch (numbered from 1) that last touched each particle.
+    let mut last = vec![0usize; particles];
+    let ids_of = |c: usize| &ids[order[c] as usize];
+    (1..batches.len())
+        .map(|n| {
+            let range = batches[n - 1]..batches[n];
+            let first = bounds.contains(&range.start);
+            let shares = range
+                .clone()
+                .flat_map(ids_of)
+                .any(|&i| last[i as usize] == n - 1 && n > 1);
+            range.flat_map(ids_of).for_each(|&i| last[i as usize] = n);
+            !first && !shares
+        })
+        .collect()
 }
 
 /// The constraints `ids` (particle ids, in build order) reordered so that [`schedule`] packs
@@ -259,7 +303,9 @@ fn place<const K: usize>(
 
 /// Checks the invariants of a scheduled family: the block bounds are sorted within
 /// `0..=ids.len()`, every block has exactly one color, no two blocks of a color share a particle,
-/// and the batches tile the blocks with at most [`LANES`] constraints that share no particle.
+/// the batches tile the blocks with at most [`LANES`] constraints that share no particle, and a
+/// batch marked [`apart`](Blocks::apart) neither starts a block nor shares a particle with the
+/// batch before it.
 pub fn validate<const K: usize>(ids: &[[u32; K]], blocks: &Blocks) -> Result<(), String> {
     let b = &blocks.bounds;
     if b.first().is_some_and(|&o| o != 0)
@@ -305,6 +351,26 @@ pub fn validate<const K: usize>(ids: &[[u32; K]], blocks: &Blocks) -> Result<(),
                 seen[i as usize] = (n, c);
             }
         }
+    }
+    if !blocks.apart.is_empty() && blocks.apart.len() + 1 != t.len() {
+        return Err(format!(
+            "{} apart flags for {} batches",
+            blocks.apart.len(),
+            t.len().saturating_sub(1)
+        ));
+    }
+    // The batch that last touched each particle, for the apart flags.
+    let mut last = vec![usize::MAX; particles];
+    for (n, (w, &apart)) in t.windows(2).zip(&blocks.apart).enumerate() {
+        let constraints = || ids[w[0]..w[1]].iter().flatten();
+        let shares = n > 0 && constraints().any(|&i| last[i as usize] == n - 1);
+        if apart && (shares || b.contains(&w[0])) {
+            return Err(format!(
+                "batch {w:?} is marked apart, but it starts a block or shares a particle with \
+                 the batch before"
+            ));
+        }
+        constraints().for_each(|&i| last[i as usize] = n);
     }
     // The color and block that last touched each particle.
     let mut owner = vec![(usize::MAX, usize::MAX); particles];
@@ -464,6 +530,7 @@ mod tests {
             bounds: vec![0, 1, 2],
             colors,
             batches: vec![0, 1, 2],
+            apart: vec![false, false],
         };
         assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0, 1]])).is_err());
         assert!(validate(&[[0, 1], [1, 2]], &blocks(vec![vec![0], vec![1]])).is_ok());
@@ -473,6 +540,21 @@ mod tests {
             ..blocks(vec![vec![0], vec![1]])
         };
         assert!(validate(&[[0, 1], [1, 2]], &one_batch).is_err());
+        // A block's first batch, or a batch sharing a particle with the one before, is not apart.
+        let across_blocks = Blocks {
+            apart: vec![false, true],
+            ..blocks(vec![vec![0], vec![1]])
+        };
+        assert!(validate(&[[0, 1], [2, 3]], &across_blocks).is_err());
+        let one_block = |apart| Blocks {
+            bounds: vec![0, 2],
+            colors: vec![vec![0]],
+            batches: vec![0, 1, 2],
+            apart,
+        };
+        assert!(validate(&[[0, 1], [1, 2]], &one_block(vec![false, true])).is_err());
+        assert!(validate(&[[0, 1], [2, 3]], &one_block(vec![false, true])).is_ok());
+        assert!(validate(&[[0, 1], [2, 3]], &one_block(vec![false])).is_err());
     }
 
     proptest! {

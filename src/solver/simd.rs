@@ -37,6 +37,14 @@ pub trait Batch: Lanes + Send + Sync {
     /// # Safety
     /// Every pointer is valid for writes, and no other thread accesses its slot during the call.
     unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]);
+
+    /// Two vectors side by side, so that two batches that share no particle are projected as
+    /// one: lanes `0..LANES` of one, then those of the other.
+    type Pair: Lanes;
+    /// `low` then `high`.
+    fn join(low: Self, high: Self) -> Self::Pair;
+    /// The two halves of `pair`, the inverse of [`Batch::join`].
+    fn halves(pair: Self::Pair) -> (Self, Self);
 }
 
 impl Batch for f32x8 {
@@ -70,6 +78,25 @@ impl Batch for f32x8 {
             unsafe { *s = Slot::new(x[l], y[l], z[l], w[l]) };
         }
     }
+
+    type Pair = wide::f32x16;
+
+    #[inline(always)]
+    fn join(low: Self, high: Self) -> wide::f32x16 {
+        let (low, high) = (low.to_array(), high.to_array());
+        wide::f32x16::new(std::array::from_fn(|l| {
+            if l < LANES { low[l] } else { high[l - LANES] }
+        }))
+    }
+
+    #[inline(always)]
+    fn halves(pair: wide::f32x16) -> (Self, Self) {
+        let a = pair.to_array();
+        (
+            f32x8::new(std::array::from_fn(|l| a[l])),
+            f32x8::new(std::array::from_fn(|l| a[l + LANES])),
+        )
+    }
 }
 
 /// The AVX vector (x86-64 only).
@@ -86,7 +113,7 @@ pub mod avx {
     /// the batched kernels of `constraints::batched`); every method is `#[inline(always)]` so
     /// that it compiles inside them.
     #[derive(Clone, Copy)]
-    pub(crate) struct F32x8(__m256);
+    pub(crate) struct F32x8(pub(super) __m256);
 
     macro_rules! binary {
         ($trait:ident, $method:ident, $intrinsic:ident) => {
@@ -209,6 +236,132 @@ pub mod avx {
                     _mm_store_ps(slots[r].cast::<f32>(), _mm256_castps256_ps128(row));
                     _mm_store_ps(slots[r + 4].cast::<f32>(), _mm256_extractf128_ps::<1>(row));
                 }
+            }
+        }
+
+        type Pair = super::avx512::F32x16;
+
+        #[inline(always)]
+        fn join(low: Self, high: Self) -> Self::Pair {
+            super::avx512::F32x16::join(low, high)
+        }
+
+        #[inline(always)]
+        fn halves(pair: Self::Pair) -> (Self, Self) {
+            pair.halves()
+        }
+    }
+}
+
+/// The AVX-512 vector (x86-64 only): two batches side by side.
+#[cfg(target_arch = "x86_64")]
+pub mod avx512 {
+    use super::avx::F32x8;
+    use super::{Lanes, Real};
+    use std::arch::x86_64::*;
+
+    /// Sixteen `f32` lanes in one AVX-512 register: lanes 0 to 7 from one [`F32x8`], 8 to 15
+    /// from another, so that two batches that share no particle are projected at once.
+    ///
+    /// Its safe methods run AVX-512F instructions. The crate makes and uses its values only
+    /// inside functions compiled with `#[target_feature(enable = "avx512f,avx512vl")]` that are
+    /// called after `is_x86_feature_detected!("avx512vl")` (the paired batches of
+    /// `constraints::batched`), and every method is `#[inline(always)]`.
+    #[derive(Clone, Copy)]
+    pub(crate) struct F32x16(__m512);
+
+    macro_rules! binary {
+        ($trait:ident, $method:ident, $intrinsic:ident) => {
+            impl std::ops::$trait for F32x16 {
+                type Output = Self;
+                #[inline(always)]
+                fn $method(self, o: Self) -> Self {
+                    // SAFETY: AVX-512F is present (see the type's docs).
+                    F32x16(unsafe { $intrinsic(self.0, o.0) })
+                }
+            }
+        };
+    }
+    binary!(Add, add, _mm512_add_ps);
+    binary!(Sub, sub, _mm512_sub_ps);
+    binary!(Mul, mul, _mm512_mul_ps);
+    binary!(Div, div, _mm512_div_ps);
+
+    /// The sign bit of an `f32`, in every lane.
+    #[inline(always)]
+    fn sign_bits() -> __m512i {
+        // SAFETY: AVX-512F is present (see the type's docs).
+        unsafe { _mm512_set1_epi32(i32::MIN) }
+    }
+
+    impl std::ops::Neg for F32x16 {
+        type Output = Self;
+        /// Flips the sign bit, as `f32`'s negation does (so `-0.0` for `0.0`).
+        #[inline(always)]
+        fn neg(self) -> Self {
+            // SAFETY: AVX-512F is present (see the type's docs).
+            F32x16(unsafe {
+                _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(self.0), sign_bits()))
+            })
+        }
+    }
+
+    impl Lanes for F32x16 {
+        #[inline(always)]
+        fn splat(x: Real) -> Self {
+            // SAFETY: AVX-512F is present (see the type's docs).
+            F32x16(unsafe { _mm512_set1_ps(x) })
+        }
+
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            // SAFETY: AVX-512F is present (see the type's docs).
+            F32x16(unsafe { _mm512_sqrt_ps(self.0) })
+        }
+
+        #[inline(always)]
+        fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
+            // SAFETY: AVX-512F is present (see the type's docs). Ordered comparison: false for
+            // NaN, as `>` on `f32`.
+            F32x16(unsafe {
+                let gt = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(self.0, bound.0);
+                _mm512_mask_blend_ps(gt, otherwise.0, then.0)
+            })
+        }
+
+        #[inline(always)]
+        fn abs(self) -> Self {
+            // SAFETY: AVX-512F is present (see the type's docs).
+            F32x16(unsafe {
+                _mm512_castsi512_ps(_mm512_andnot_si512(
+                    sign_bits(),
+                    _mm512_castps_si512(self.0),
+                ))
+            })
+        }
+    }
+
+    impl F32x16 {
+        /// `low` in lanes 0 to 7 and `high` in lanes 8 to 15.
+        #[inline(always)]
+        pub(crate) fn join(low: F32x8, high: F32x8) -> Self {
+            // SAFETY: AVX-512F is present (see the type's docs).
+            F32x16(unsafe {
+                let low = _mm512_castpd256_pd512(_mm256_castps_pd(low.0));
+                _mm512_castpd_ps(_mm512_insertf64x4::<1>(low, _mm256_castps_pd(high.0)))
+            })
+        }
+
+        /// Lanes 0 to 7 and lanes 8 to 15, the inverse of [`F32x16::join`].
+        #[inline(always)]
+        pub(crate) fn halves(self) -> (F32x8, F32x8) {
+            // SAFETY: AVX-512F is present (see the type's docs).
+            unsafe {
+                let pd = _mm512_castps_pd(self.0);
+                (
+                    F32x8(_mm512_castps512_ps256(self.0)),
+                    F32x8(_mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(pd))),
+                )
             }
         }
     }
