@@ -133,11 +133,15 @@ pub fn project_constraints(
             clock.lap_if(!cs.pressure.is_empty(), Stage::Pressure);
             cs.attachment.project_serial(ps);
             clock.lap_if(!cs.attachment.ids.is_empty(), Stage::Attachment);
-            cs.particle_contact.project_serial(ps);
+            let up = -params
+                .gravity
+                .try_normalize(0.0)
+                .unwrap_or_else(Vec3::zeros);
+            cs.particle_contact.project_serial(ps, up);
             clock.lap_if(!cs.particle_contact.is_empty(), Stage::ParticleContact);
             let k = cs.particle_contact.materials.coeffs[0];
             let mu_s = cs.particle_contact.response.static_friction;
-            cs.surface_contact.project_serial(ps, &k, mu_s);
+            cs.surface_contact.project_serial(ps, &k, mu_s, up);
             clock.lap_if(!cs.surface_contact.is_empty(), Stage::SurfaceContact);
             let surface = |j: usize, x| {
                 let c: &Collider = &colliders[j];
