@@ -54,7 +54,7 @@ fn shipped_scenes_after_60_frames() {
         ("flag", 0x3a40_2e97_f7f0_807a),
         ("folds", 0xd5c8_ac6a_f743_1992),
         ("cloth_on_mesh", 0xc85b_7edd_a980_691c),
-        ("soft-models", 0x0969_d822_b463_e695),
+        ("soft-models", 0xb394_b97f_edd1_66b1),
         ("soft-hammock", 0xa352_7c9d_a3ed_4a98),
         ("cape", 0x677b_1b19_a264_ed52),
         ("flag-gusts", 0x7ce6_1d79_f977_93e2),
