@@ -22,8 +22,10 @@ use crate::stats::{Stage, StageClock};
 /// after the last iteration the tethers (one color, in parallel over `team` with every method, see
 /// [`TetherSet`](crate::constraints::TetherSet)), then serially shape matching (a constraint
 /// inside the iterations, see [`ClusterSet::match_shapes`]), enclosed volumes, attachments,
-/// particle-particle contacts, particle-surface contacts and collider contacts with their static
-/// friction, contacts last so that they have the final word on penetration.
+/// particle-particle contacts, particle-surface contacts (a lighter side under the other taking
+/// its inverse mass, see [`supported`](crate::constraints::contact::supported)) and collider
+/// contacts with their static friction, contacts last so that they have the final word on
+/// penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
 /// (`cs.slots`, with the start positions in `cs.starts`, see [`pack`]), each position relative
