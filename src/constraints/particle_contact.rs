@@ -1,7 +1,7 @@
 //! Contacts between two particles (cloth self-collision, and any body against any other),
 //! regenerated every substep from the spatial hash.
 
-use super::contact::{ContactMaterial, static_friction};
+use super::contact::{ContactMaterial, static_friction, supported};
 use super::distance::PairCorrection;
 use super::stiffness::{Coeffs, MaterialTable, Stiffness, delta_lambda};
 use crate::math::{Real, Vec3};
@@ -102,19 +102,22 @@ impl ParticleContactSet {
     /// Projects every contact in order (skipping those that have not pushed in this substep and
     /// are not closer than their distance); a contact that pushes then applies [`static_friction`]
     /// to the pair's relative displacement over the substep, each particle taking the share
-    /// `w_i / (w_a + w_b)` of the take-back (which keeps the pair's momentum).
-    pub fn project_serial(&mut self, ps: &mut ParticleSet) {
+    /// `w_i / (w_a + w_b)` of the take-back (which keeps the pair's momentum). The inverse masses
+    /// are those of [`supported`], `up` the unit vector against gravity (zero without gravity).
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, up: Vec3) {
         let k = self.materials.coeffs[0];
         let mu_s = self.response.static_friction;
         for c in 0..self.ids.len() {
             let [a, b] = self.ids[c].map(|i| i as usize);
-            let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
             let (d, lambda) = (self.distance[c], self.lambda[c]);
+            let diff = ps.p[a] - ps.p[b];
+            let len = diff.norm();
             // A pair that has not pushed and is not closer than `d` gets `Δλ = 0` (and no
             // friction): skip the kernel, most contacts of a resting cloth are such.
-            if lambda == 0.0 && (ps.p[a] - ps.p[b]).norm() >= d {
+            if lambda == 0.0 && len >= d {
                 continue;
             }
+            let (wa, wb) = supported(diff / len, up, ps.inv_mass[a], ps.inv_mass[b]);
             let Some(r) = solve_particle_contact(ps.p[a], wa, ps.p[b], wb, d, lambda, &k) else {
                 continue;
             };

@@ -7,7 +7,7 @@
 //! triangle times each corner's skinning weights in its tet. With the normal fixed when the
 //! contact is generated, the constraint is linear in the positions, so its gradient is exact.
 
-use super::contact::static_friction;
+use super::contact::{static_friction, supported};
 use super::stiffness::{Coeffs, delta_lambda};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
@@ -94,6 +94,25 @@ impl SurfaceContactSet {
         self.particle.is_empty()
     }
 
+    /// The inverse masses `(w_q, [wⱼ])` that contact `c` uses, from the particles' true ones
+    /// `inv_mass`: [`supported`] with the surface point's `Σ wⱼ βⱼ²` as the surface side's (its
+    /// particles scaled alike), `up` the unit vector against gravity (zero without gravity).
+    pub fn inverse_masses(
+        &self,
+        c: usize,
+        inv_mass: &[Real],
+        up: Vec3,
+    ) -> (Real, [Real; SURFACE_PARTICLES]) {
+        let (beta, w) = (&self.weights[c], self.ids[c].map(|j| inv_mass[j as usize]));
+        let w_s = (0..SURFACE_PARTICLES)
+            .map(|j| w[j] * beta[j] * beta[j])
+            .sum::<Real>();
+        match supported(self.normal[c], up, inv_mass[self.particle[c] as usize], w_s) {
+            (w_q, s) if s != w_s => (w_q, w.map(|w| w * (s / w_s))),
+            (w_q, _) => (w_q, w),
+        }
+    }
+
     /// Removes every contact.
     pub fn clear(&mut self) {
         self.particle.clear();
@@ -126,14 +145,15 @@ impl SurfaceContactSet {
     /// applies [`static_friction`] (coefficient `mu_s`) to the relative displacement over the
     /// substep of the particle and its surface point, the particle taking the share `w_q / W` of
     /// the take-back and surface particle `j` the share `−wⱼ βⱼ / W`, `W = w_q + Σⱼ wⱼ βⱼ²`
-    /// (which keeps momentum).
-    pub fn project_serial(&mut self, ps: &mut ParticleSet, k: &Coeffs, mu_s: Real) {
+    /// (which keeps momentum). The inverse masses are those of [`inverse_masses`](Self::inverse_masses), `up` the
+    /// unit vector against gravity (zero without gravity).
+    pub fn project_serial(&mut self, ps: &mut ParticleSet, k: &Coeffs, mu_s: Real, up: Vec3) {
         for c in 0..self.len() {
             let (q, ids, beta) = (self.particle[c] as usize, &self.ids[c], &self.weights[c]);
             let x = ids.map(|j| ps.p[j as usize]);
-            let w = ids.map(|j| ps.inv_mass[j as usize]);
             let n = self.normal[c];
-            let (w_q, d, lambda) = (ps.inv_mass[q], self.distance[c], self.lambda[c]);
+            let (w_q, w) = self.inverse_masses(c, &ps.inv_mass, up);
+            let (d, lambda) = (self.distance[c], self.lambda[c]);
             let Some(r) = solve_surface_contact(ps.p[q], w_q, &x, &w, beta, n, d, lambda, k) else {
                 continue;
             };
@@ -284,12 +304,12 @@ mod tests {
         // relative slide of up to 2.5 mm.
         let (mut ps, mut held) = pressed_and_sliding(0.002);
         let before = momentum(&ps);
-        held.project_serial(&mut ps, &Coeffs::rigid(), 0.5);
+        held.project_serial(&mut ps, &Coeffs::rigid(), 0.5, Vec3::y());
         let surface = (ps.p[0] + ps.p[1]) * 0.5;
         assert!((ps.p[2].x - surface.x).abs() < 1e-7, "held: {}", ps.p[2]);
         assert!((momentum(&ps) - before).norm() < 1e-6);
         let (mut ps, mut sliding) = pressed_and_sliding(0.004);
-        sliding.project_serial(&mut ps, &Coeffs::rigid(), 0.5);
+        sliding.project_serial(&mut ps, &Coeffs::rigid(), 0.5, Vec3::y());
         assert!((ps.p[2].x - 0.004).abs() < 1e-7, "slides: {}", ps.p[2]);
     }
 }

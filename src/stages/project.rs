@@ -22,8 +22,10 @@ use crate::stats::{Stage, StageClock};
 /// after the last iteration the tethers (one color, in parallel over `team` with every method, see
 /// [`TetherSet`](crate::constraints::TetherSet)), then serially shape matching (a constraint
 /// inside the iterations, see [`ClusterSet::match_shapes`]), enclosed volumes, attachments,
-/// particle-particle contacts, particle-surface contacts and collider contacts with their static
-/// friction, contacts last so that they have the final word on penetration.
+/// particle-particle contacts, particle-surface contacts (a lighter side under the other taking
+/// its inverse mass, see [`supported`](crate::constraints::contact::supported)) and collider
+/// contacts with their static friction, contacts last so that they have the final word on
+/// penetration.
 ///
 /// The scheduled families project a packed copy of the predicted positions and inverse masses
 /// (`cs.slots`, with the start positions in `cs.starts`, see [`pack`]), each position relative
@@ -133,11 +135,15 @@ pub fn project_constraints(
             clock.lap_if(!cs.pressure.is_empty(), Stage::Pressure);
             cs.attachment.project_serial(ps);
             clock.lap_if(!cs.attachment.ids.is_empty(), Stage::Attachment);
-            cs.particle_contact.project_serial(ps);
+            let up = -params
+                .gravity
+                .try_normalize(0.0)
+                .unwrap_or_else(Vec3::zeros);
+            cs.particle_contact.project_serial(ps, up);
             clock.lap_if(!cs.particle_contact.is_empty(), Stage::ParticleContact);
             let k = cs.particle_contact.materials.coeffs[0];
             let mu_s = cs.particle_contact.response.static_friction;
-            cs.surface_contact.project_serial(ps, &k, mu_s);
+            cs.surface_contact.project_serial(ps, &k, mu_s, up);
             clock.lap_if(!cs.surface_contact.is_empty(), Stage::SurfaceContact);
             let surface = |j: usize, x| {
                 let c: &Collider = &colliders[j];

@@ -1,6 +1,7 @@
 //! Stage 6: velocity update, with friction and restitution at contacts.
 
 use crate::collision::Collider;
+use crate::constraints::contact::supported;
 use crate::constraints::surface_contact::SURFACE_PARTICLES;
 use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::{Real, Vec3};
@@ -110,8 +111,16 @@ pub fn update_velocities(
         }
     });
     respond_colliders(ps, contacts, colliders, gravity.norm(), h);
-    respond_pairs(ps, particle_contacts, gravity.norm(), h);
-    respond_surfaces(ps, surface_contacts, particle_contacts, gravity.norm(), h);
+    let up = -gravity.try_normalize(0.0).unwrap_or_else(Vec3::zeros);
+    respond_pairs(ps, particle_contacts, gravity.norm(), h, up);
+    respond_surfaces(
+        ps,
+        surface_contacts,
+        particle_contacts,
+        gravity.norm(),
+        h,
+        up,
+    );
 }
 
 /// [`respond`] at every collider contact that pushed, with velocities taken relative to the
@@ -147,18 +156,21 @@ fn respond_colliders(
 
 /// [`respond`] at every particle contact that pushed, on the relative velocity `v_a − v_b`; each
 /// particle takes the share `w_i / (w_a + w_b)` of the change, which conserves momentum.
-fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: Real) {
+fn respond_pairs(ps: &mut ParticleSet, pairs: &ParticleContactSet, g: Real, h: Real, up: Vec3) {
     let scale = pairs.materials.coeffs[0].scale;
     for c in (0..pairs.len()).filter(|&c| pairs.lambda[c] > 0.0) {
         let [a, b] = pairs.ids[c].map(|i| i as usize);
-        let (wa, wb) = (ps.inv_mass[a], ps.inv_mass[b]);
-        let w = wa + wb;
         let diff = ps.x[a] - ps.x[b];
         let len = diff.norm();
-        if w <= 0.0 || len <= Real::EPSILON {
+        if len <= Real::EPSILON {
             continue;
         }
         let n = diff / len;
+        let (wa, wb) = supported(n, up, ps.inv_mass[a], ps.inv_mass[b]);
+        let w = wa + wb;
+        if w <= 0.0 {
+            continue;
+        }
         let r = respond(
             ps.v[a] - ps.v[b],
             n,
@@ -185,6 +197,7 @@ fn respond_surfaces(
     pairs: &ParticleContactSet,
     g: Real,
     h: Real,
+    up: Vec3,
 ) {
     let scale = pairs.materials.coeffs[0].scale;
     for c in (0..contacts.len()).filter(|&c| contacts.lambda[c] > 0.0) {
@@ -193,10 +206,11 @@ fn respond_surfaces(
             &contacts.ids[c],
             &contacts.weights[c],
         );
-        let w_q = ps.inv_mass[q];
+        let n = contacts.normal[c];
+        let (w_q, w_j) = contacts.inverse_masses(c, &ps.inv_mass, up);
         let w = w_q
             + (0..SURFACE_PARTICLES)
-                .map(|j| ps.inv_mass[ids[j] as usize] * beta[j] * beta[j])
+                .map(|j| w_j[j] * beta[j] * beta[j])
                 .sum::<Real>();
         if w <= 0.0 {
             continue;
@@ -204,7 +218,6 @@ fn respond_surfaces(
         let surface: Vec3 = (0..SURFACE_PARTICLES)
             .map(|j| ps.v[ids[j] as usize] * beta[j])
             .sum();
-        let n = contacts.normal[c];
         let v = ps.v[q] - surface;
         let approach = n.dot(&v).min(0.0);
         let r = respond(
@@ -219,7 +232,7 @@ fn respond_surfaces(
         let dv = (r.vt_new - r.vt) + n * (r.vn_new - r.vn);
         ps.v[q] += dv * (w_q / w);
         for j in 0..SURFACE_PARTICLES {
-            let share = ps.inv_mass[ids[j] as usize] * beta[j] / w;
+            let share = w_j[j] * beta[j] / w;
             ps.v[ids[j] as usize] -= dv * share;
         }
     }
@@ -259,7 +272,7 @@ mod tests {
         pairs.lambda[0] = 0.001;
         let momentum = |ps: &ParticleSet| ps.v[0] / ps.inv_mass[0] + ps.v[1] / ps.inv_mass[1];
         let before = momentum(&ps);
-        respond_pairs(&mut ps, &pairs, 0.0, 0.01);
+        respond_pairs(&mut ps, &pairs, 0.0, 0.01, Vec3::zeros());
         assert!((momentum(&ps) - before).norm() < 1e-6);
         // Δv_n = 3 · 0.001 / 0.01 = 0.3 m/s of normal impulse; kinetic friction removes 0.3 · 0.3.
         let rel = (ps.v[0] - ps.v[1]).x;
