@@ -196,6 +196,13 @@ fn apart<const K: usize>(
         .collect()
 }
 
+/// The share of the lanes of its batches that [`schedule`] fills with the constraints `ids` in
+/// their build order (1 for a family whose batches are all full, 0 for none).
+pub fn batch_fill<const K: usize>(ids: &[[u32; K]]) -> f64 {
+    let batches = schedule(ids).blocks.batches.len().saturating_sub(1);
+    ids.len() as f64 / (batches * LANES).max(1) as f64
+}
+
 /// The constraints `ids` (particle ids, in build order) reordered so that [`schedule`] packs
 /// them into full batches, for families whose build order means nothing (the hinges, edges and
 /// tets of a mesh): cut into the blocks `schedule` will cut (equal contiguous pieces, so each
