@@ -57,7 +57,10 @@ def workload(n):
     ci, cj = np.meshgrid(np.arange(n - 1), np.arange(n - 1))
     a = (cj * n + ci).ravel()
     b, c, d = a + 1, a + n, a + n + 1
-    triangles = np.concatenate([np.stack([a, b, c], 1), np.stack([b, d, c], 1)])
+    # Quad by quad, its two triangles one after the other (the order of Supple's own grid, whose
+    # edges then sweep the cloth row by row; with every quad's first triangle listed before any
+    # second one, the edges sweep it twice and Supple's stretch pass takes about 1.35x longer).
+    triangles = np.stack([np.stack([a, b, c], 1), np.stack([b, d, c], 1)], 1).reshape(-1, 3)
     opposite = {}
     for p, q, r in triangles.tolist():
         for u, v, o in ((p, q, r), (q, r, p), (r, p, q)):
