@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 /// with the same bits (see [`batched`]).
 pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// Whether two batches are worth projecting as one wide vector where the processor has
-    /// one (see [`Kernel::pairs`](crate::solver::Kernel::pairs)): for a kernel whose arithmetic,
+    /// one (see [`Kernel::pairs`]): for a kernel whose arithmetic,
     /// rather than its gathers and scatters, takes the time.
     const PAIRS: bool = false;
 

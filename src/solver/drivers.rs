@@ -42,7 +42,7 @@ pub trait Kernel<const K: usize>: Sync {
         v: &View,
     ) -> Option<Correction<K>>;
 
-    /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`](super::schedule::LANES)), which share no
+    /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`]), which share no
     /// particle, and adds their multiplier changes to `lambda`. By default one after another; a
     /// family may project them together (SIMD), with the same result.
     ///
