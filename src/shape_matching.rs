@@ -83,6 +83,19 @@ pub struct ClusterSet {
     pub rotation: Vec<Quat>,
     /// Plastic deformation `Sₚ` of each cluster (identity: none).
     pub plastic: Vec<Mat3>,
+    /// Per-member buffers of [`ClusterSet::match_shapes`], kept so that it does not allocate.
+    scratch: Scratch,
+}
+
+/// What [`ClusterSet::match_shapes`] computes for each member of the cluster it matches.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    /// Rest offsets with the plastic deformation applied, `Sₚ q⁰ᵢ`, m.
+    q: Vec<Vec3>,
+    /// Masses, kg.
+    m: Vec<Real>,
+    /// Corrections towards the goal, m.
+    dp: Vec<Vec3>,
 }
 
 /// Most iterations of the rotation extraction per call; warm-started, it usually stops after a
@@ -155,20 +168,20 @@ impl ClusterSet {
     /// [`fraction_over`]`(α, h / iterations)` of the way, so that the iterations of a second
     /// compound to `α` per [`RATE_TIME`]. Plastic flow (over `h`) follows the `last` iteration.
     pub fn match_shapes(&mut self, ps: &mut ParticleSet, h: Real, iterations: u32, last: bool) {
-        for c in 0..self.len() {
+        let Scratch { q, m, dp } = &mut self.scratch;
+        for c in 0..self.material.len() {
             let range = self.offsets[c]..self.offsets[c + 1];
             let members = &self.members[range.clone()];
             let mat = self.material[c];
             let sp = self.plastic[c];
-            let q: Vec<Vec3> = self.rest[range].iter().map(|q0| sp * q0).collect();
-            let m: Vec<Real> = members
-                .iter()
-                .map(|&i| mass(ps.inv_mass[i as usize]))
-                .collect();
-            let cm = center_of_mass(members, &ps.p, &m);
+            q.clear();
+            q.extend(self.rest[range].iter().map(|q0| sp * q0));
+            m.clear();
+            m.extend(members.iter().map(|&i| mass(ps.inv_mass[i as usize])));
+            let cm = center_of_mass(members, &ps.p, m);
             let mut a_pq = Mat3::zeros();
             let mut a_qq = Mat3::zeros();
-            for ((&i, mi), qi) in members.iter().zip(&m).zip(&q) {
+            for ((&i, mi), qi) in members.iter().zip(m.iter()).zip(q.iter()) {
                 a_pq += (ps.p[i as usize] - cm) * qi.transpose() * *mi;
                 a_qq += qi * qi.transpose() * *mi;
             }
@@ -189,17 +202,19 @@ impl ClusterSet {
                 _ => r,
             };
             let alpha = fraction_over(mat.stiffness, h / iterations as Real);
-            let dp: Vec<Vec3> = members
-                .iter()
-                .zip(&q)
-                .map(|(&i, qi)| (goal * qi + cm - ps.p[i as usize]) * alpha)
-                .collect();
+            dp.clear();
+            dp.extend(
+                members
+                    .iter()
+                    .zip(q.iter())
+                    .map(|(&i, qi)| (goal * qi + cm - ps.p[i as usize]) * alpha),
+            );
             let drift = balance(
-                &dp,
-                &m,
+                dp,
+                m,
                 members.iter().all(|&i| ps.inv_mass[i as usize] > 0.0),
             );
-            for (&i, dp) in members.iter().zip(&dp) {
+            for (&i, dp) in members.iter().zip(dp.iter()) {
                 let i = i as usize;
                 if ps.inv_mass[i] > 0.0 {
                     ps.p[i] += dp - drift;
