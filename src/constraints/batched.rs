@@ -154,52 +154,10 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool> Kernel<K>
         PAIR && Kind::PAIRS
     }
 
+    /// The two batches as one of `2 LANES` lanes ([`Batch::Pair`]): each lane's arithmetic is
+    /// the same, so the result is the bits of projecting one after the other.
     #[inline(always)]
     unsafe fn project_pair<const DAMPED: bool>(
-        &self,
-        a: (usize, &mut [Real; LANES]),
-        b: (usize, &mut [Real; LANES]),
-        v: &View,
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.project_full_pair::<DAMPED>(a, b, v) }
-    }
-}
-
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
-    Batched<'_, '_, K, Kind, V, PAIR>
-{
-    /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
-    /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
-    /// at `offsets`, with rest values `rest` and multipliers `lambda`.
-    ///
-    /// # Safety
-    /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
-    #[inline(always)]
-    unsafe fn project_batch<const DAMPED: bool>(
-        &self,
-        lanes: Range<usize>,
-        offsets: &[[u32; K]; LANES],
-        rest: &[Real; LANES],
-        lambda: &mut [Real; LANES],
-        v: &View,
-    ) {
-        // SAFETY: forwarded from the caller.
-        let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
-        let r = Kind::project(g.p, g.w, g.rest, g.lambda, g.dx, &g.k);
-        // SAFETY: as above.
-        unsafe { g.scatter(r.dp) };
-        self.keep(lambda, g.lambda, &g.k, r.delta_lambda);
-    }
-
-    /// The full batches `a` and `b` (their first constraints and multipliers), which share no
-    /// particle, projected as one batch of `2 LANES` lanes ([`Batch::Pair`]): each lane's
-    /// arithmetic is the same, so the result is the bits of projecting one after the other.
-    ///
-    /// # Safety
-    /// For each batch, the contract of [`Kernel::project_lanes`].
-    #[inline(always)]
-    unsafe fn project_full_pair<const DAMPED: bool>(
         &self,
         (a, lambda_a): (usize, &mut [Real; LANES]),
         (b, lambda_b): (usize, &mut [Real; LANES]),
@@ -262,6 +220,33 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
         let (dl_a, dl_b) = V::halves(r.delta_lambda);
         self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
         self.keep(lambda_b, gb.lambda, &gb.k, dl_b);
+    }
+}
+
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
+    Batched<'_, '_, K, Kind, V, PAIR>
+{
+    /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
+    /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
+    /// at `offsets`, with rest values `rest` and multipliers `lambda`.
+    ///
+    /// # Safety
+    /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
+    #[inline(always)]
+    unsafe fn project_batch<const DAMPED: bool>(
+        &self,
+        lanes: Range<usize>,
+        offsets: &[[u32; K]; LANES],
+        rest: &[Real; LANES],
+        lambda: &mut [Real; LANES],
+        v: &View,
+    ) {
+        // SAFETY: forwarded from the caller.
+        let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
+        let r = Kind::project(g.p, g.w, g.rest, g.lambda, g.dx, &g.k);
+        // SAFETY: as above.
+        unsafe { g.scatter(r.dp) };
+        self.keep(lambda, g.lambda, &g.k, r.delta_lambda);
     }
 
     /// Stores the multipliers `lambda` plus the kept part of `delta_lambda` (see

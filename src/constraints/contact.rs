@@ -101,6 +101,12 @@ pub fn supported(n: Vec3, up: Vec3, w_a: Real, w_b: Real) -> (Real, Real) {
     }
 }
 
+/// The unit vector against `gravity` that [`supported`] takes as up: zero without gravity, so
+/// that no side carries the other.
+pub fn up(gravity: Vec3) -> Vec3 {
+    -gravity.try_normalize(0.0).unwrap_or_else(Vec3::zeros)
+}
+
 impl ContactSet {
     /// Number of contacts.
     pub fn len(&self) -> usize {

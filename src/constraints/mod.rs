@@ -117,3 +117,27 @@ impl ConstraintSets {
         }
     }
 }
+
+/// For the kernels' tests: asserts that `grad` (one vector per particle) is the gradient of `c`
+/// at `x`, each component within `tol` of the central difference with step `h`.
+#[cfg(test)]
+pub(crate) fn assert_gradient<const N: usize>(
+    x: [Vec3; N],
+    c: impl Fn([Vec3; N]) -> crate::math::Real,
+    grad: [Vec3; N],
+    (h, tol): (crate::math::Real, crate::math::Real),
+) {
+    for i in 0..N {
+        for axis in 0..3 {
+            let (mut plus, mut minus) = (x, x);
+            plus[i][axis] += h;
+            minus[i][axis] -= h;
+            let fd = (c(plus) - c(minus)) / (2.0 * h);
+            assert!(
+                (fd - grad[i][axis]).abs() < tol,
+                "particle {i}, axis {axis}: finite difference {fd}, gradient {}",
+                grad[i][axis]
+            );
+        }
+    }
+}

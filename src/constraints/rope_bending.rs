@@ -109,20 +109,7 @@ mod tests {
         let d = (p[0] + p[2]) * 0.5 - p[1];
         let n = d / d.norm();
         let grad = [n * 0.5, -n, n * 0.5];
-        let eps = 1e-3;
-        for i in 0..3 {
-            for a in 0..3 {
-                let (mut plus, mut minus) = (p, p);
-                plus[i][a] += eps;
-                minus[i][a] -= eps;
-                let fd = (c(plus) - c(minus)) / (2.0 * eps);
-                assert!(
-                    (fd - grad[i][a]).abs() < 1e-3,
-                    "{i} {a}: {fd} vs {}",
-                    grad[i][a]
-                );
-            }
-        }
+        crate::constraints::assert_gradient(p, c, grad, (1e-3, 1e-3));
     }
 
     #[test]

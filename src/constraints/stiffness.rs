@@ -104,7 +104,7 @@ impl<T: Lanes> Coeffs<T> {
 impl Coeffs {
     /// Whether the material keeps no multiplier (see [`Coeffs::kept`]).
     pub fn is_rigid(&self) -> bool {
-        self.alpha_tilde + self.gamma <= 0.0
+        self.kept(1.0) == 0.0
     }
 }
 

@@ -237,20 +237,8 @@ mod tests {
     fn gradient_matches_finite_differences() {
         let p = tet();
         let grad = tet_volume_gradient(p);
-        let eps = 1e-3;
-        for i in 0..4 {
-            for a in 0..3 {
-                let (mut plus, mut minus) = (p, p);
-                plus[i][a] += eps;
-                minus[i][a] -= eps;
-                let fd = 6.0 * (tet_volume(plus) - tet_volume(minus)) / (2.0 * eps);
-                assert!(
-                    (fd - grad[i][a]).abs() < 1e-3,
-                    "vertex {i} axis {a}: {fd} vs {}",
-                    grad[i][a]
-                );
-            }
-        }
+        let six_v = |p| 6.0 * tet_volume(p);
+        crate::constraints::assert_gradient(p, six_v, grad, (1e-3, 1e-3));
     }
 
     #[test]

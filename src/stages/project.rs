@@ -2,7 +2,7 @@
 
 use crate::bodies::Body;
 use crate::collision::Collider;
-use crate::constraints::ConstraintSets;
+use crate::constraints::{ConstraintSets, contact};
 use crate::math::Vec3;
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
@@ -135,10 +135,7 @@ pub fn project_constraints(
             clock.lap_if(!cs.pressure.is_empty(), Stage::Pressure);
             cs.attachment.project_serial(ps);
             clock.lap_if(!cs.attachment.ids.is_empty(), Stage::Attachment);
-            let up = -params
-                .gravity
-                .try_normalize(0.0)
-                .unwrap_or_else(Vec3::zeros);
+            let up = contact::up(params.gravity);
             cs.particle_contact.project_serial(ps, up);
             clock.lap_if(!cs.particle_contact.is_empty(), Stage::ParticleContact);
             let k = cs.particle_contact.materials.coeffs[0];

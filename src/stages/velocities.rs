@@ -1,7 +1,7 @@
 //! Stage 6: velocity update, with friction and restitution at contacts.
 
 use crate::collision::Collider;
-use crate::constraints::contact::supported;
+use crate::constraints::contact::{self, supported};
 use crate::constraints::surface_contact::SURFACE_PARTICLES;
 use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::{Real, Vec3};
@@ -111,7 +111,7 @@ pub fn update_velocities(
         }
     });
     respond_colliders(ps, contacts, colliders, gravity.norm(), h);
-    let up = -gravity.try_normalize(0.0).unwrap_or_else(Vec3::zeros);
+    let up = contact::up(gravity);
     respond_pairs(ps, particle_contacts, gravity.norm(), h, up);
     respond_surfaces(
         ps,
