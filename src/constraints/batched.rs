@@ -280,7 +280,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
             data.span <= v.p.len(),
             "constraints reach past the particles"
         );
-        // The steps of the runs of a full batch (a partial batch's lanes are not its own).
+        // Which particles of a full batch are runs (a partial batch's lanes are not its own).
         let runs = match RUNS && lanes.len() == LANES {
             // SAFETY: the lanes are constraints of the family (the caller's contract), and the
             // family holds one entry of `runs` per constraint.

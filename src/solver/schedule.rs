@@ -19,7 +19,9 @@
 //!   therefore keep their build order, so walking the reordered block gives exactly the result of
 //!   walking it in build order, while consecutive constraints, and mostly consecutive batches,
 //!   are independent and the processor overlaps their square roots and divisions instead of
-//!   waiting on each other through memory.
+//!   waiting on each other through memory. A block whose build order already comes in runs of
+//!   independent constraints (a grid's hinges, see [`order_in_runs`]) is instead cut in build
+//!   order, when that takes no more batches, so that its runs stay whole ([`runs`]).
 //!
 //! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
