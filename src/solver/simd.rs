@@ -42,8 +42,8 @@ pub trait Batch: Lanes + Send + Sync {
     /// from the slot `l` after `base`.
     ///
     /// # Safety
-    /// As [`Batch::gather`] for these slots; for [`avx::F32x8`], the caller is compiled for
-    /// AVX-512F (see there).
+    /// As [`Batch::gather`] for these slots; for the crate's AVX vector (`avx::F32x8`), the
+    /// caller is compiled for AVX-512F.
     #[inline(always)]
     unsafe fn gather_run(base: *mut Slot) -> [Self; 4] {
         // SAFETY: the caller's contract.
