@@ -53,49 +53,34 @@ impl Lanes for Real {
     }
 }
 
-impl Lanes for wide::f32x8 {
-    #[inline(always)]
-    fn splat(x: Real) -> Self {
-        wide::f32x8::splat(x)
-    }
+/// [`Lanes`] for a `wide` vector type, from its own methods.
+macro_rules! wide_lanes {
+    ($t:ty) => {
+        impl Lanes for $t {
+            #[inline(always)]
+            fn splat(x: Real) -> Self {
+                <$t>::splat(x)
+            }
 
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        wide::f32x8::sqrt(self)
-    }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
 
-    #[inline(always)]
-    fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
-        self.simd_gt(bound).select(then, otherwise)
-    }
+            #[inline(always)]
+            fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
+                self.simd_gt(bound).select(then, otherwise)
+            }
 
-    #[inline(always)]
-    fn abs(self) -> Self {
-        wide::f32x8::abs(self)
-    }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+        }
+    };
 }
-
-impl Lanes for wide::f32x16 {
-    #[inline(always)]
-    fn splat(x: Real) -> Self {
-        wide::f32x16::splat(x)
-    }
-
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        wide::f32x16::sqrt(self)
-    }
-
-    #[inline(always)]
-    fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
-        self.simd_gt(bound).select(then, otherwise)
-    }
-
-    #[inline(always)]
-    fn abs(self) -> Self {
-        wide::f32x16::abs(self)
-    }
-}
+wide_lanes!(wide::f32x8);
+wide_lanes!(wide::f32x16);
 
 /// A 3-vector of [`Lanes`]: one vector, or one per lane of a batch (x, y and z each a SIMD
 /// vector). Its operations are those of [`Vec3`] in the same order (`dot` and `cross` as

@@ -46,6 +46,18 @@ pub struct SurfaceCorrection {
     pub delta_lambda: Real,
 }
 
+/// The inverse mass of a surface point `Σ βⱼ xⱼ` along the contact normal: `Σ wⱼ βⱼ²` of its
+/// particles' inverse masses `w` and weights `beta`, 1/kg.
+#[inline]
+pub fn surface_inverse_mass(
+    w: &[Real; SURFACE_PARTICLES],
+    beta: &[Real; SURFACE_PARTICLES],
+) -> Real {
+    (0..SURFACE_PARTICLES)
+        .map(|j| w[j] * beta[j] * beta[j])
+        .sum::<Real>()
+}
+
 /// Projects one particle-surface contact, the inequality
 /// `C(q, x₀ … x₁₁) = n·(q − Σⱼ βⱼ xⱼ) − d ≥ 0`, `∇_q C = n`, `∇_{xⱼ} C = −βⱼ n`: the
 /// vertex-triangle collision constraint of Bridson, Fedkiw and Anderson 2002 ("Robust Treatment
@@ -65,10 +77,7 @@ pub fn solve_surface_contact(
     lambda: Real,
     k: &Coeffs,
 ) -> Option<SurfaceCorrection> {
-    let w_grad_sq = w_q
-        + (0..SURFACE_PARTICLES)
-            .map(|j| w[j] * beta[j] * beta[j])
-            .sum::<Real>();
+    let w_grad_sq = w_q + surface_inverse_mass(w, beta);
     if w_grad_sq <= 0.0 {
         return None;
     }
@@ -104,9 +113,7 @@ impl SurfaceContactSet {
         up: Vec3,
     ) -> (Real, [Real; SURFACE_PARTICLES]) {
         let (beta, w) = (&self.weights[c], self.ids[c].map(|j| inv_mass[j as usize]));
-        let w_s = (0..SURFACE_PARTICLES)
-            .map(|j| w[j] * beta[j] * beta[j])
-            .sum::<Real>();
+        let w_s = surface_inverse_mass(&w, beta);
         match supported(self.normal[c], up, inv_mass[self.particle[c] as usize], w_s) {
             (w_q, s) if s != w_s => (w_q, w.map(|w| w * (s / w_s))),
             (w_q, _) => (w_q, w),
@@ -162,10 +169,7 @@ impl SurfaceContactSet {
                 ps.p[ids[j] as usize] -= r.g * (w[j] * beta[j]);
             }
             self.lambda[c] += r.delta_lambda;
-            let total = w_q
-                + (0..SURFACE_PARTICLES)
-                    .map(|j| w[j] * beta[j] * beta[j])
-                    .sum::<Real>();
+            let total = w_q + surface_inverse_mass(&w, beta);
             if self.lambda[c] <= 0.0 || total <= 0.0 {
                 continue;
             }

@@ -505,8 +505,8 @@ type Group<'a> = (usize, [Walk<'a>; MAX_BLOCKS]);
 /// Interleaving keeps the processor busy with independent batches, but every block walked at
 /// once keeps its particles and constraint arrays in use: on W at N = 64 (blocks of 1,504
 /// stretch constraints), four interleaved blocks are 1.23x faster than one after another; at
-/// N = 128 (blocks of 6,080) two are 7% slower, their particles no longer fitting the L1 cache
-/// (`docs/step-bench.md`).
+/// N = 128 (blocks of 6,080) two are 7% slower and four about 10% (`docs/step-bench.md`; this
+/// VM's `perf` has no counters to say why, the L1 cache is the likely limit).
 pub const INTERLEAVE_SPAN: usize = 8192;
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`

@@ -2,7 +2,7 @@
 
 use crate::collision::Collider;
 use crate::constraints::contact::{self, supported};
-use crate::constraints::surface_contact::SURFACE_PARTICLES;
+use crate::constraints::surface_contact::{SURFACE_PARTICLES, surface_inverse_mass};
 use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
@@ -208,10 +208,7 @@ fn respond_surfaces(
         );
         let n = contacts.normal[c];
         let (w_q, w_j) = contacts.inverse_masses(c, &ps.inv_mass, up);
-        let w = w_q
-            + (0..SURFACE_PARTICLES)
-                .map(|j| w_j[j] * beta[j] * beta[j])
-                .sum::<Real>();
+        let w = w_q + surface_inverse_mass(&w_j, beta);
         if w <= 0.0 {
             continue;
         }
