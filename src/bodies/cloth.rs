@@ -8,7 +8,7 @@ use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
-use crate::solver::schedule::{batch_fill, order_for_batches};
+use crate::solver::schedule::{batch_fill, order_for_batches, order_in_runs};
 use crate::validate::{self, BuildError, Checked};
 use crate::world::ColliderHandle;
 use std::collections::HashMap;
@@ -497,7 +497,13 @@ impl ClothDesc {
                 }
                 BendKind::CrossDistance => {
                     let mat = cs.bend_distance.materials.add(stiffness);
-                    let ends = in_order(pairs.iter().map(|&[_, _, a, b]| [a, b]).collect());
+                    let ends: Vec<_> = pairs.iter().map(|&[_, _, a, b]| [a, b]).collect();
+                    // A grid's hinges go row by row in runs, whose batches read particles side
+                    // by side.
+                    let ends = match self.grid_columns {
+                        Some(columns) => order_in_runs(ends, columns),
+                        None => in_order(ends),
+                    };
                     for [a, b] in ends {
                         let d = (rest[a as usize] - rest[b as usize]).norm();
                         cs.bend_distance.push(at(a), at(b), d, mat);

@@ -27,10 +27,11 @@ fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
     })
 }
 
-/// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]), and, when
+/// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]); when
 /// `PAIR`, two consecutive full batches that share no particle projected at once as
-/// [`Batch::Pair`]s (see [`Kernel::pairs`]).
-struct Batched<'d, 'a, const K: usize, Kind, V, const PAIR: bool> {
+/// [`Batch::Pair`]s (see [`Kernel::pairs`]), and when `RUNS`, the particles of a batch that lie
+/// side by side ([`FamilyData::runs`]) loaded and stored whole ([`Batch::gather_run`]).
+struct Batched<'d, 'a, const K: usize, Kind, V, const PAIR: bool, const RUNS: bool> {
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
@@ -39,8 +40,8 @@ struct Batched<'d, 'a, const K: usize, Kind, V, const PAIR: bool> {
     rigid: bool,
 }
 
-impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
-    Batched<'d, 'a, K, Kind, V, PAIR>
+impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS: bool>
+    Batched<'d, 'a, K, Kind, V, PAIR, RUNS>
 {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, K, Kind>) -> Self {
@@ -82,8 +83,8 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool> Kernel<K>
-    for Batched<'_, '_, K, Kind, V, PAIR>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS: bool> Kernel<K>
+    for Batched<'_, '_, K, Kind, V, PAIR, RUNS>
 {
     #[inline(always)]
     fn particles(&self, c: usize) -> [usize; K] {
@@ -223,8 +224,8 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool> Kernel<K>
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
-    Batched<'_, '_, K, Kind, V, PAIR>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS: bool>
+    Batched<'_, '_, K, Kind, V, PAIR, RUNS>
 {
     /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
@@ -279,21 +280,34 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
             data.span <= v.p.len(),
             "constraints reach past the particles"
         );
+        // Which particles of a full batch are runs (a partial batch's lanes are not its own).
+        let runs = match RUNS && lanes.len() == LANES {
+            // SAFETY: the lanes are constraints of the family (the caller's contract), and the
+            // family holds one entry of `runs` per constraint.
+            true => unsafe { *data.runs.get_unchecked(lanes.start) },
+            false => 0,
+        };
         // Plain loops here and below: `array::map` is not always inlined, and this must compile
         // inside the AVX caller.
         let mut slots = [[std::ptr::null_mut::<Slot>(); LANES]; K];
-        for l in 0..LANES {
-            for n in 0..K {
-                // SAFETY: the offsets are 16 times ids below `span` (checked above).
-                slots[n][l] = unsafe { v.p.slot_at(offsets[l][n]) };
-            }
-        }
         let zero = V::splat(0.0);
         let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
         for n in 0..K {
-            // SAFETY: no other thread accesses these particles (the caller's contract); distinct
-            // lanes share no particle (repeated lanes read and write the same values).
-            let [x, y, z, wn] = unsafe { V::gather(&slots[n]) };
+            // SAFETY (both arms): the offsets are 16 times ids below `span` (checked above), and
+            // a run's lanes are at `l` slots from its first (`runs`). No other thread accesses
+            // these particles (the caller's contract); distinct lanes share no particle
+            // (repeated lanes read and write the same values).
+            let [x, y, z, wn] = unsafe {
+                if in_run(runs, n) {
+                    slots[n][0] = v.p.slot_at(offsets[0][n]);
+                    V::gather_run(slots[n][0])
+                } else {
+                    for l in 0..LANES {
+                        slots[n][l] = v.p.slot_at(offsets[l][n]);
+                    }
+                    V::gather(&slots[n])
+                }
+            };
             (p[n], w[n]) = (LaneVec([x, y, z]), wn);
         }
         // An `if`, not `bool::then`: LLVM did not inline the closure into the AVX walk.
@@ -327,6 +341,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
         };
         Gathered {
             slots,
+            runs,
             p,
             w,
             rest: V::from_array(*rest),
@@ -337,10 +352,18 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool>
     }
 }
 
+/// Whether particle `n` of a batch whose [`FamilyData::runs`] entry is `runs` is a run.
+#[inline(always)]
+fn in_run(runs: u8, n: usize) -> bool {
+    runs & 1 << n != 0
+}
+
 /// A batch as [`Batched::gather`] reads it, one lane per constraint.
 struct Gathered<V, const K: usize> {
-    /// The slots of each particle of the lanes.
+    /// The slots of each particle of the lanes (only the first lane's for a run).
     slots: [[*mut Slot; LANES]; K],
+    /// The runs of the batch (see [`FamilyData::runs`]).
+    runs: u8,
     /// Positions, m.
     p: [LaneVec<V>; K],
     /// Inverse masses, 1/kg.
@@ -366,9 +389,15 @@ impl<V: Batch, const K: usize> Gathered<V, K> {
     unsafe fn scatter(&self, dp: [LaneVec<V>; K]) {
         for n in 0..K {
             let [x, y, z] = (self.p[n] + dp[n]).0;
+            let xyzw = [x, y, z, self.w[n]];
             // SAFETY: no other thread accesses these particles (the caller's contract); distinct
             // lanes share no particle (repeated lanes write the same values).
-            unsafe { V::scatter([x, y, z, self.w[n]], &self.slots[n]) };
+            unsafe {
+                match in_run(self.runs, n) {
+                    true => V::scatter_run(xyzw, self.slots[n][0]),
+                    false => V::scatter(xyzw, &self.slots[n]),
+                }
+            }
         }
     }
 }
@@ -437,7 +466,9 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
     unsafe {
         match isa {
             Isa::Portable => {
-                walk_batches_as::<K, Kind, wide::f32x8, DAMPED, false>(data, walks, sweep, v);
+                walk_batches_as::<K, Kind, wide::f32x8, DAMPED, false, false>(
+                    data, walks, sweep, v,
+                );
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walks, sweep, v),
@@ -458,21 +489,23 @@ unsafe fn walk_batches_as<
     V: Batch,
     const DAMPED: bool,
     const PAIR: bool,
+    const RUNS: bool,
 >(
     data: &FamilyData<'_, K, Kind>,
     walks: &mut [Walk],
     sweep: Sweep,
     v: &View,
 ) {
-    let kernel = Batched::<K, Kind, V, PAIR>::new(data);
+    let kernel = Batched::<K, Kind, V, PAIR, RUNS>::new(data);
     // SAFETY: forwarded from the caller.
     unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walks, sweep, v) }
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
-/// `$features`, pairing batches (see [`Kernel::pairs`]) when `$pair`.
+/// `$features`, pairing batches (see [`Kernel::pairs`]) and loading runs whole (see
+/// [`Batch::gather_run`]) when `$wide`.
 macro_rules! walk_batches_for {
-    ($name:ident, $features:literal, $pair:literal) => {
+    ($name:ident, $features:literal, $wide:literal) => {
         #[doc = concat!("[`walk_batches_as`] with AVX vectors, compiled for `", $features, "`.")]
         ///
         /// # Safety
@@ -487,7 +520,9 @@ macro_rules! walk_batches_for {
         ) {
             use crate::solver::simd::avx::F32x8;
             // SAFETY: forwarded from the caller.
-            unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED, $pair>(data, walks, sweep, v) }
+            unsafe {
+                walk_batches_as::<K, Kind, F32x8, DAMPED, $wide, $wide>(data, walks, sweep, v)
+            }
         }
     };
 }
@@ -624,8 +659,8 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
                 batches: &blocks.batches[..],
                 apart: &blocks.apart[..],
             }];
-            let damped = walk_batches_as::<K, Kind, wide::f32x8, true, true>;
-            let undamped = walk_batches_as::<K, Kind, wide::f32x8, false, true>;
+            let damped = walk_batches_as::<K, Kind, wide::f32x8, true, true, true>;
+            let undamped = walk_batches_as::<K, Kind, wide::f32x8, false, true, true>;
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
                 match (isa, data.damped()) {

@@ -190,11 +190,20 @@ mod tests {
 
     #[test]
     fn batched_projection_matches_the_scalar_kernel_bit_for_bit() {
-        assert_batched_matches_scalar(family);
+        assert_batched_matches_scalar(|damping, two| family(damping, two, false));
     }
 
-    /// The edges of a 30 x 30 grid, far from rest, one or two materials, a few pins.
-    fn family(damping: Real, two_materials: bool) -> (DistanceSet, ParticleSet) {
+    #[test]
+    fn batched_projection_of_runs_matches_the_scalar_kernel_bit_for_bit() {
+        let (mut set, _) = family(0.0, false, true);
+        let runs = set.split().0.runs.iter().filter(|&&r| r == 0b11).count();
+        assert!(runs > 50, "{runs} batches of two runs");
+        assert_batched_matches_scalar(|damping, two| family(damping, two, true));
+    }
+
+    /// The edges of a 30 x 30 grid, far from rest, one or two materials, a few pins: quad by
+    /// quad, or (`runs`) the edges across the rows and the diagonals, row by row in runs.
+    fn family(damping: Real, two_materials: bool, runs: bool) -> (DistanceSet, ParticleSet) {
         let n = 30u32;
         let mut ps = test_particles((0..n * n).map(|i| {
             let (x, z) = ((i % n) as Real, (i / n) as Real);
@@ -203,15 +212,37 @@ mod tests {
         }));
         let mut set = DistanceSet::default();
         let [soft, other] = test_materials(&mut set.materials, 1e-4, damping, two_materials);
+        // In runs, the edges across the rows and the cells' diagonals from (i + 1, j) to
+        // (i, j + 1), which are the pairs `order_in_runs` takes.
+        let mut edges = Vec::new();
         for j in 0..n {
             for i in 0..n {
                 let a = j * n + i;
                 if i + 1 < n {
-                    set.push(a, a + 1, 0.09, other);
+                    edges.push(if runs { [a + 1, a + n] } else { [a, a + 1] });
                 }
                 if j + 1 < n {
-                    set.push(a, a + n, 0.11, if i % 4 == 0 { soft } else { other });
+                    edges.push([a, a + n]);
                 }
+            }
+        }
+        edges.retain(|e| e.iter().all(|&i| i < n * n));
+        if runs {
+            edges = crate::solver::schedule::order_in_runs(edges, n);
+        }
+        for [a, b] in edges {
+            match b - a {
+                1 | 29 => set.push(a, b, 0.09, other),
+                _ => set.push(
+                    a,
+                    b,
+                    0.11,
+                    if (a % n).is_multiple_of(4) {
+                        soft
+                    } else {
+                        other
+                    },
+                ),
             }
         }
         set.schedule();

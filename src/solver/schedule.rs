@@ -19,7 +19,9 @@
 //!   therefore keep their build order, so walking the reordered block gives exactly the result of
 //!   walking it in build order, while consecutive constraints, and mostly consecutive batches,
 //!   are independent and the processor overlaps their square roots and divisions instead of
-//!   waiting on each other through memory.
+//!   waiting on each other through memory. A block whose build order already comes in runs of
+//!   independent constraints (a grid's hinges, see [`order_in_runs`]) is instead cut in build
+//!   order, when that takes no more batches, so that its runs stay whole ([`runs`]).
 //!
 //! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
@@ -256,6 +258,10 @@ fn batch<const K: usize>(
     if used(&fill) as f64 > MAX_GAP_COST * used(&tight) as f64 {
         (batch_of, fill) = (tight_of, tight);
     }
+    let (cut_of, cut) = cut_in_order(ids, range.clone(), last);
+    if used(&cut) <= used(&fill) {
+        (batch_of, fill) = (cut_of, cut);
+    }
     // Counting sort by batch, stable in build order.
     let mut start = vec![0usize; fill.len() + 1];
     for b in 1..fill.len() {
@@ -306,6 +312,81 @@ fn place<const K: usize>(
         c.iter().for_each(|&i| last[i as usize] = 0);
     }
     (batch_of, fill)
+}
+
+/// Whether particle `n` of the constraints `lanes` steps by one from each to the next.
+fn steps_by_one<const K: usize>(lanes: &[[u32; K]], n: usize) -> bool {
+    (0..lanes.len()).all(|l| lanes[l][n] == lanes[0][n].wrapping_add(l as u32))
+}
+
+/// The batch of each constraint of `range` and the fill of each batch, as [`place`] gives
+/// them, when the constraints are cut into batches in build order: each batch takes the next
+/// constraints until one shares a particle with it or it holds [`LANES`]. A family built in runs
+/// of independent constraints (see [`order_in_runs`]) keeps its runs whole this way, where
+/// [`place`] would mix each constraint into the earliest batch with room. `last` is as for
+/// [`place`].
+fn cut_in_order<const K: usize>(
+    ids: &[[u32; K]],
+    range: Range<usize>,
+    last: &mut [u32],
+) -> (Vec<usize>, Vec<usize>) {
+    let mut batch_of = Vec::with_capacity(range.len());
+    let mut fill: Vec<usize> = vec![0];
+    for c in &ids[range.clone()] {
+        let b = fill.len() - 1;
+        let shares = c.iter().any(|&i| last[i as usize] == b as u32);
+        let b = if b == 0 || shares || fill[b] == LANES {
+            fill.push(0);
+            b + 1
+        } else {
+            b
+        };
+        fill[b] += 1;
+        c.iter().for_each(|&i| last[i as usize] = b as u32);
+        batch_of.push(b);
+    }
+    for c in &ids[range] {
+        c.iter().for_each(|&i| last[i as usize] = 0);
+    }
+    (batch_of, fill)
+}
+
+/// The pairs `ids` of a grid of `columns` particles per row (particle `i + j columns`) that
+/// span rows, such as its cross-distance hinges, each written lowest id first and sorted row by
+/// row (the row of the lowest id), in a row by the step `δ` between the two ids, then by the
+/// lowest id. Pairs of one step `δ >= LANES` on consecutive ids share no particle, so
+/// [`schedule`] cuts them into full batches whose particles lie side by side ([`runs`]), and
+/// Gauss-Seidel still sweeps the grid from its first row to its last.
+///
+/// Not for a grid's edges: the edges along a row (`δ = 1`) chain, and every row-by-row order
+/// of them tried made the undamped swinging cloth of `tests/energy.rs` (1 iteration) gain
+/// energy, where its quad-by-quad build order gains none: every second edge along a row first
+/// gained 5% to 32% at 30 to 100 substeps, the edges along a row in order before those across
+/// 71% at 50 (`docs/step-bench.md`).
+pub fn order_in_runs(mut ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
+    for q in &mut ids {
+        *q = [q[0].min(q[1]), q[0].max(q[1])];
+    }
+    ids.sort_by_key(|&[lo, hi]| (lo / columns.max(1), hi - lo, lo));
+    ids
+}
+
+/// Which particles of each full batch lie side by side, for [`Batch::gather_run`]: for the
+/// constraints `ids` cut into batches at `batches` (starts, then the end), the entry of a full
+/// batch's first constraint has bit `n` set when particle `n` of lane `l` is that of lane 0 plus
+/// `l`; every other entry is 0.
+///
+/// [`Batch::gather_run`]: super::simd::Batch::gather_run
+pub fn runs<const K: usize>(ids: &[[u32; K]], batches: &[usize]) -> Vec<u8> {
+    assert!(K <= 8, "one bit per particle of a constraint");
+    let mut runs = vec![0; ids.len()];
+    for w in batches.windows(2) {
+        if let Ok(lanes) = <&[[u32; K]; LANES]>::try_from(&ids[w[0]..w[1]]) {
+            let run = |&n: &usize| steps_by_one(lanes, n);
+            runs[w[0]] = (0..K).filter(run).fold(0, |bits, n| bits | 1 << n);
+        }
+    }
+    runs
 }
 
 /// Checks the invariants of a scheduled family: the block bounds are sorted within
@@ -431,6 +512,57 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_in_runs_is_cut_into_full_batches_of_particles_side_by_side() {
+        // The pairs across the rows of a 40 x 10 grid, quad by quad: each cell's diagonal from
+        // (i + 1, j) to (i, j + 1), and its edge from (i, j) to (i, j + 1).
+        let n = 40u32;
+        let mut pairs = Vec::new();
+        for j in 0..9 {
+            for i in 0..n {
+                let a = j * n + i;
+                if i + 1 < n {
+                    pairs.push([a + n, a + 1]);
+                }
+                pairs.push([a, a + n]);
+            }
+        }
+        let ids = order_in_runs(pairs.clone(), n);
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        let mut lowest_first: Vec<[u32; 2]> =
+            pairs.iter().map(|&[a, b]| [a.min(b), a.max(b)]).collect();
+        lowest_first.sort_unstable();
+        assert_eq!(sorted, lowest_first, "the same pairs, lowest id first");
+        // Row 0: the diagonals, then the edges across; then row 1.
+        assert_eq!(ids[..2], [[1, 40], [2, 41]]);
+        assert_eq!(ids[39..41], [[0, 40], [1, 41]]);
+        assert_eq!(ids[79], [41, 80]);
+        let (v, s) = reorder(&ids);
+        assert_eq!(v, ids, "cut in their order");
+        let batches = s.blocks.batches.len() - 1;
+        assert!(batches * LANES < ids.len() * 21 / 20, "{batches} batches");
+        let runs = runs(&v, &s.blocks.batches);
+        // 79 pairs a row, about 10 batches: runs, but where a batch straddles the two kinds of
+        // pair, two rows or two blocks.
+        let both = runs.iter().filter(|&&r| r == 0b11).count();
+        assert!(both >= 9 * 7, "{both} batches of runs");
+        for w in s.blocks.batches.windows(2) {
+            if runs[w[0]] != 0 {
+                assert_eq!(w[1] - w[0], LANES, "a run is a full batch");
+                let lane = |l: usize| v[w[0] + l];
+                for n in (0..2).filter(|n| runs[w[0]] & 1 << n != 0) {
+                    assert!((0..LANES).all(|l| lane(l)[n] == lane(0)[n] + l as u32));
+                }
+            }
+        }
+        assert!(
+            runs.iter()
+                .enumerate()
+                .all(|(c, &r)| r == 0 || s.blocks.batches.contains(&c))
+        );
+    }
+
+    #[test]
     fn a_mesh_ordered_for_batches_fills_them_in_the_same_blocks() {
         use crate::mesh::{TriMesh, topology};
         let torus = TriMesh::load(std::path::Path::new("meshes/torus.obj")).unwrap();
@@ -497,10 +629,19 @@ mod tests {
         // (their particles were last touched in the first, `GAP` batches before), then batches
         // of 8.
         assert_eq!(s.blocks.batches, vec![0, 8, 16, 24, 32, 40]);
+        // Placed in the earliest batch, `[1, 2]` would wait in a second batch for `[0, 1]`; cut
+        // in build order, the batches are as few, and the order is kept.
         let mixed: Vec<[u32; 2]> = vec![[0, 1], [1, 2], [3, 4], [5, 6]];
         let (v, s) = reorder(&mixed);
-        assert_eq!(v, vec![[0, 1], [3, 4], [5, 6], [1, 2]]);
-        assert_eq!(s.blocks.batches, vec![0, 3, 4]);
+        assert_eq!(v, mixed);
+        assert_eq!(s.blocks.batches, vec![0, 1, 4]);
+        // With eight independent links after `[1, 2]`, the earliest batches are fewer.
+        let free: Vec<[u32; 2]> = (0..8).map(|i| [10 + 2 * i, 11 + 2 * i]).collect();
+        let mixed = [vec![[0, 1], [1, 2]], free.clone()].concat();
+        let (v, s) = reorder(&mixed);
+        let expected = [vec![[0, 1]], free[..7].to_vec(), vec![[1, 2], free[7]]].concat();
+        assert_eq!(v, expected);
+        assert_eq!(s.blocks.batches, vec![0, 8, 10]);
     }
 
     #[test]

@@ -38,6 +38,28 @@ pub trait Batch: Lanes + Send + Sync {
     /// Every pointer is valid for writes, and no other thread accesses its slot during the call.
     unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]);
 
+    /// [`Batch::gather`] of a run (see [`schedule::runs`](super::schedule::runs)): lane `l`
+    /// from the slot `l` after `base`.
+    ///
+    /// # Safety
+    /// As [`Batch::gather`] for these slots; for the crate's AVX vector (`avx::F32x8`), the
+    /// caller is compiled for AVX-512F.
+    #[inline(always)]
+    unsafe fn gather_run(base: *mut Slot) -> [Self; 4] {
+        // SAFETY: the caller's contract.
+        unsafe { Self::gather(&run_slots(base)) }
+    }
+
+    /// [`Batch::scatter`] to a run, the inverse of [`Batch::gather_run`].
+    ///
+    /// # Safety
+    /// As [`Batch::scatter`] for the slots of [`Batch::gather_run`], and as there.
+    #[inline(always)]
+    unsafe fn scatter_run(xyzw: [Self; 4], base: *mut Slot) {
+        // SAFETY: the caller's contract.
+        unsafe { Self::scatter(xyzw, &run_slots(base)) }
+    }
+
     /// Two vectors side by side, so that two batches that share no particle are projected as
     /// one: lanes `0..LANES` of one, then those of the other.
     type Pair: Lanes;
@@ -45,6 +67,16 @@ pub trait Batch: Lanes + Send + Sync {
     fn join(low: Self, high: Self) -> Self::Pair;
     /// The two halves of `pair`, the inverse of [`Batch::join`].
     fn halves(pair: Self::Pair) -> (Self, Self);
+}
+
+/// The slots of a run's lanes: `l` slots after `base` (see [`Batch::gather_run`]).
+///
+/// # Safety
+/// The slots lie in the allocation of `base`.
+#[inline(always)]
+unsafe fn run_slots(base: *mut Slot) -> [*mut Slot; LANES] {
+    // SAFETY: the caller's contract.
+    std::array::from_fn(|l| unsafe { base.add(l) })
 }
 
 impl Batch for f32x8 {
@@ -239,6 +271,21 @@ pub mod avx {
             }
         }
 
+        /// Two 64-byte loads and two permutations, where [`Batch::gather`] takes eight
+        /// 16-byte loads and a transpose: AVX-512F only (see [`super::avx512::gather_run`]).
+        #[inline(always)]
+        unsafe fn gather_run(base: *mut Slot) -> [Self; 4] {
+            // SAFETY: the caller's contract.
+            unsafe { super::avx512::gather_run(base) }
+        }
+
+        /// AVX-512F only (see [`super::avx512::scatter_run`]).
+        #[inline(always)]
+        unsafe fn scatter_run(xyzw: [Self; 4], base: *mut Slot) {
+            // SAFETY: the caller's contract.
+            unsafe { super::avx512::scatter_run(xyzw, base) }
+        }
+
         type Pair = super::avx512::F32x16;
 
         #[inline(always)]
@@ -257,8 +304,60 @@ pub mod avx {
 #[cfg(target_arch = "x86_64")]
 pub mod avx512 {
     use super::avx::F32x8;
-    use super::{Lanes, Real};
+    use super::{Lanes, Real, Slot};
     use std::arch::x86_64::*;
+
+    /// [`Batch::gather_run`](super::Batch::gather_run) with 64-byte loads: the run's eight slots
+    /// as two vectors of four slots each, then x and y in one vector, z and w in another, by
+    /// two permutations.
+    ///
+    /// # Safety
+    /// As [`Batch::gather`](super::Batch::gather) for the run's slots, and AVX-512F is present:
+    /// the caller is compiled for it.
+    #[inline(always)]
+    pub(super) unsafe fn gather_run(base: *mut Slot) -> [F32x8; 4] {
+        let f = base.cast::<f32>();
+        // SAFETY: the run's slots are valid for reads (the caller's contract).
+        unsafe {
+            let (low, high) = (_mm512_loadu_ps(f), _mm512_loadu_ps(f.add(16)));
+            // Coordinate `c` of lane `l` is element `4 l + c` of `low` then `high`.
+            let xy = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+            let zw = _mm512_add_epi32(xy, _mm512_set1_epi32(2));
+            let (x, y) = F32x16(_mm512_permutex2var_ps(low, xy, high)).halves();
+            let (z, w) = F32x16(_mm512_permutex2var_ps(low, zw, high)).halves();
+            [x, y, z, w]
+        }
+    }
+
+    /// [`Batch::scatter_run`](super::Batch::scatter_run), the inverse of [`gather_run`]: each
+    /// vector of four slots is one permutation of x and y beside z and w, stored whole.
+    ///
+    /// # Safety
+    /// As [`Batch::scatter`](super::Batch::scatter) for the run's slots, and AVX-512F is
+    /// present: the caller is compiled for it.
+    #[inline(always)]
+    pub(super) unsafe fn scatter_run(xyzw: [F32x8; 4], base: *mut Slot) {
+        let [x, y, z, w] = xyzw;
+        let (xy, zw) = (F32x16::join(x, y).0, F32x16::join(z, w).0);
+        let f = base.cast::<f32>();
+        // SAFETY: the run's slots are valid for writes (the caller's contract).
+        unsafe {
+            // Coordinate `c` of lane `m` is element `16 (c / 2) + 8 (c % 2) + m` of `xy` then
+            // `zw`; slot `k` of a vector (elements `4 k` to `4 k + 3`) gets lane `first + k`.
+            let slots = |first: i32| {
+                let [a, b, c, d] = [0, 1, 2, 3].map(|k| {
+                    let m = first + k;
+                    [m, 8 + m, 16 + m, 24 + m]
+                });
+                _mm512_setr_epi32(
+                    a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], c[0], c[1], c[2], c[3], d[0],
+                    d[1], d[2], d[3],
+                )
+            };
+            _mm512_storeu_ps(f, _mm512_permutex2var_ps(xy, slots(0), zw));
+            _mm512_storeu_ps(f.add(16), _mm512_permutex2var_ps(xy, slots(4), zw));
+        }
+    }
 
     /// Sixteen `f32` lanes in one AVX-512 register: lanes 0 to 7 from one [`F32x8`], 8 to 15
     /// from another, so that two batches that share no particle are projected at once.
