@@ -8,7 +8,7 @@ use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
-use crate::solver::schedule::{batch_fill, order_for_batches, order_in_runs};
+use crate::solver::schedule::{batch_fill, order_for_batches, order_grid_edges, order_in_runs};
 use crate::validate::{self, BuildError, Checked};
 use crate::world::ColliderHandle;
 use std::collections::HashMap;
@@ -441,9 +441,9 @@ impl ClothDesc {
         } else {
             HashMap::new()
         };
-        // A grid's edges keep their build order, whose sweep along the rows carries the pins'
-        // load through the cloth in one Gauss-Seidel pass, and so do a mesh's when its file
-        // order fills the batches (a grid written row by row). A file order that chains
+        // A grid's edges go row by row in runs (see `order_grid_edges`), whose sweep carries the
+        // pins' load through the cloth in one Gauss-Seidel pass; a mesh's keep their file order
+        // when it fills the batches (a grid written row by row). A file order that chains
         // neighbours leaves the batches nearly empty, and is ordered for full batches instead.
         let in_order = |ids: Vec<[u32; 2]>| match self.grid_columns.is_none()
             && batch_fill(&ids) < MIN_MESH_FILL
@@ -451,7 +451,10 @@ impl ClothDesc {
             true => order_for_batches(ids),
             false => ids,
         };
-        let edges = in_order(edges(triangles));
+        let edges = match self.grid_columns {
+            Some(columns) => order_grid_edges(edges(triangles), columns),
+            None => in_order(edges(triangles)),
+        };
         for &[a, b] in &edges {
             let d = (rest[a as usize] - rest[b as usize]).norm();
             let stiffness = if is_shear(a, b) {

@@ -201,8 +201,9 @@ mod tests {
         assert_batched_matches_scalar(|damping, two| family(damping, two, true));
     }
 
-    /// The edges of a 30 x 30 grid, far from rest, one or two materials, a few pins: quad by
-    /// quad, or (`runs`) the edges across the rows and the diagonals, row by row in runs.
+    /// The edges of a 30 x 30 grid, far from rest, one or two materials, a few pins: the edges
+    /// along and across the rows quad by quad, or (`runs`) every edge of W's triangulation in
+    /// `order_grid_edges`' runs.
     fn family(damping: Real, two_materials: bool, runs: bool) -> (DistanceSet, ParticleSet) {
         let n = 30u32;
         let mut ps = test_particles((0..n * n).map(|i| {
@@ -212,23 +213,23 @@ mod tests {
         }));
         let mut set = DistanceSet::default();
         let [soft, other] = test_materials(&mut set.materials, 1e-4, damping, two_materials);
-        // In runs, the edges across the rows and the cells' diagonals from (i + 1, j) to
-        // (i, j + 1), which are the pairs `order_in_runs` takes.
         let mut edges = Vec::new();
         for j in 0..n {
             for i in 0..n {
                 let a = j * n + i;
                 if i + 1 < n {
-                    edges.push(if runs { [a + 1, a + n] } else { [a, a + 1] });
+                    edges.push([a, a + 1]);
                 }
                 if j + 1 < n {
                     edges.push([a, a + n]);
                 }
+                if runs && i + 1 < n && j + 1 < n {
+                    edges.push([a + 1, a + n]);
+                }
             }
         }
-        edges.retain(|e| e.iter().all(|&i| i < n * n));
         if runs {
-            edges = crate::solver::schedule::order_in_runs(edges, n);
+            edges = crate::solver::schedule::order_grid_edges(edges, n);
         }
         for [a, b] in edges {
             match b - a {

@@ -20,8 +20,9 @@
 //!   walking it in build order, while consecutive constraints, and mostly consecutive batches,
 //!   are independent and the processor overlaps their square roots and divisions instead of
 //!   waiting on each other through memory. A block whose build order already comes in runs of
-//!   independent constraints (a grid's hinges, see [`order_in_runs`]) is instead cut in build
-//!   order, when that takes no more batches, so that its runs stay whole ([`runs`]).
+//!   independent constraints (a grid's edges and hinges, see [`order_grid_edges`] and
+//!   [`order_in_runs`]) is instead cut in build order, when that takes no more batches, so that
+//!   its runs stay whole ([`runs`]).
 //!
 //! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
@@ -356,18 +357,52 @@ fn cut_in_order<const K: usize>(
 /// row (the row of the lowest id), in a row by the step `δ` between the two ids, then by the
 /// lowest id. Pairs of one step `δ >= LANES` on consecutive ids share no particle, so
 /// [`schedule`] cuts them into full batches whose particles lie side by side ([`runs`]), and
-/// Gauss-Seidel still sweeps the grid from its first row to its last.
+/// Gauss-Seidel still sweeps the grid from its first row to its last. A grid's edges go in
+/// [`order_grid_edges`] instead.
+pub fn order_in_runs(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
+    let columns = columns.max(1);
+    sorted_lowest_first(ids, |lo, hi| (lo / columns, hi - lo, lo))
+}
+
+/// The edges `ids` of a grid of `columns` particles per row (particle `i + j columns`), each
+/// written lowest id first, in runs for [`schedule`] (see [`order_in_runs`]), row of cells by
+/// row of cells as the grid's build order takes them: the cells' diagonals, then the edges
+/// across the rows, then the edges along the next row of particles, every second one first
+/// (two runs of step 2, whose edges share no particle). The first row of particles goes first,
+/// every second edge first.
 ///
-/// Not for a grid's edges: the edges along a row (`δ = 1`) chain, and every row-by-row order
-/// of them tried made the undamped swinging cloth of `tests/energy.rs` (1 iteration) gain
-/// energy, where its quad-by-quad build order gains none: every second edge along a row first
-/// gained 5% to 32% at 30 to 100 substeps, the edges along a row in order before those across
-/// 71% at 50 (`docs/step-bench.md`).
-pub fn order_in_runs(mut ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
+/// The order matters for one iteration per substep. Grouping the edges across (and the
+/// diagonals) before the row below them is the grid's build order, cell by cell; taking the
+/// edges along a row one after the other, where they chain, made an undamped swinging cloth
+/// gain up to 70% of its energy at one iteration, while this order gains less than the build
+/// order over the grids measured (`docs/step-bench.md`). From two iterations on no order
+/// measured gains any.
+pub fn order_grid_edges(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
+    let columns = columns.max(1);
+    sorted_lowest_first(ids, |lo, hi| {
+        let (row, column) = (lo / columns, lo % columns);
+        let (along, parity) = (hi - lo == 1, column % 2);
+        match (along, row) {
+            (true, 0) => (0, parity, column),
+            (true, _) => (row - 1, 4 + parity, column),
+            // The edge across from `lo` to the particle below it.
+            (false, _) if hi - lo == columns => (row, 3, column),
+            // A cell's diagonal: `lo` is its cell's top right corner when it runs down to the
+            // left, top left when down to the right.
+            (false, _) => (row, 2, column - u32::from(hi - lo + 1 == columns)),
+        }
+    })
+}
+
+/// The pairs `ids`, each written lowest id first, stably sorted by `key(lowest, highest)`.
+fn sorted_lowest_first<K: Ord>(
+    mut ids: Vec<[u32; 2]>,
+    key: impl Fn(u32, u32) -> K,
+) -> Vec<[u32; 2]> {
     for q in &mut ids {
         *q = [q[0].min(q[1]), q[0].max(q[1])];
     }
-    ids.sort_by_key(|&[lo, hi]| (lo / columns.max(1), hi - lo, lo));
+    ids.sort_by_key(|&[lo, hi]| key(lo, hi));
     ids
 }
 
@@ -560,6 +595,38 @@ mod tests {
                 .enumerate()
                 .all(|(c, &r)| r == 0 || s.blocks.batches.contains(&c))
         );
+    }
+
+    #[test]
+    fn a_grids_edges_go_row_by_row_in_runs() {
+        use crate::bodies::cloth::grid;
+        use crate::math::Vec3;
+        use crate::mesh::topology::edges;
+        let n = 40u32;
+        let (_, tris) = grid(n, 12, [1.0, 1.0], Vec3::zeros(), false);
+        let built = edges(&tris);
+        let ids = order_grid_edges(built.clone(), n);
+        let (mut a, mut b) = (ids.clone(), built.clone());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "the same edges, lowest id first");
+        // Row 0 along, every second edge first; then the first row of cells: its diagonals,
+        // the edges across, then row 1 along.
+        assert_eq!(ids[..2], [[0, 1], [2, 3]]);
+        assert_eq!(ids[20..22], [[1, 2], [3, 4]]);
+        assert_eq!(ids[39..41], [[1, 40], [2, 41]]);
+        assert_eq!(ids[78..80], [[0, 40], [1, 41]]);
+        assert_eq!(ids[118..120], [[40, 41], [42, 43]]);
+        let (v, s) = reorder(&ids);
+        assert_eq!(v, ids, "cut in their order");
+        let batches = s.blocks.batches.len() - 1;
+        assert!(batches * LANES < ids.len() * 21 / 20, "{batches} batches");
+        // Most diagonals and edges across are in runs: all but where a batch straddles two kinds
+        // of edge, two rows or two blocks (82% here).
+        let runs = runs(&v, &s.blocks.batches);
+        let in_runs = runs.iter().filter(|&&r| r == 0b11).count() * LANES;
+        let across = ids.iter().filter(|&&[a, b]| b - a > 1).count();
+        assert!(in_runs * 4 >= across * 3, "{in_runs} of {across} in runs");
     }
 
     #[test]
