@@ -181,6 +181,7 @@ class World:
         size: Tuple[float, float] = (1.0, 1.0),
         center: Optional[Vec3] = None,
         orientation: Literal["horizontal", "vertical"] = "horizontal",
+        diagonals: Literal["alternating", "uniform"] = "alternating",
         rotation: Optional[Vec3] = None,
         pins: Optional[Sequence[Tuple[int, int]]] = None,
         name: Optional[str] = None,
@@ -201,8 +202,10 @@ class World:
         """Adds a grid cloth of `resolution = (nx, nz)` particles spanning `size` m around
         `center`, in the XZ plane ("horizontal") or the XY plane ("vertical"), turned by
         `rotation` (degrees about x, y, z). Particle (i, j) has index j * nx + i; `pins` holds
-        (i, j) pairs (negative counts from the end). `shear` is the stiffness of the cell
-        diagonals; the other keys as for `add_cloth`."""
+        (i, j) pairs (negative counts from the end). `diagonals` splits the cells like a
+        checkerboard ("alternating") or all the same way ("uniform", the triangulation of
+        workload W). `shear` is the stiffness of the cell diagonals; the other keys as for
+        `add_cloth`."""
     def add_rope(
         self,
         start: Vec3,

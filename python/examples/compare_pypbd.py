@@ -4,8 +4,10 @@ W (../shared/bench/README.md): an N x N cloth, a 1 m square flat in the XZ plane
 particle j*N + i at (i, 0, j)/(N - 1), pinned at particles 0 and N - 1, 1/N^2 kg on every
 particle, a hard distance constraint on every triangle edge and between the two opposite
 vertices of every pair of triangles sharing an edge, gravity only; frames of 1/60 s in 10
-substeps x 10 iterations; 10 warm-up frames, then 110 timed frames (2 s in all). Both engines
-get the same vertices and triangles as NumPy arrays. pypbd (Jan Bender's PositionBasedDynamics,
+substeps x 10 iterations; 10 warm-up frames, then 110 timed frames (2 s in all). pypbd gets
+the vertices and triangles as NumPy arrays; Supple builds the same cloth as its grid with W's
+triangulation (`--build grid`, what a user would call for a grid), or from the same arrays
+(`--build arrays`: a mesh cloth, whose constraints keep the arrays' order). pypbd (Jan Bender's PositionBasedDynamics,
 `pip install pypbd==2.2.2`) uses PBD distance constraints with stiffness 1; Supple uses XPBD
 with zero compliance (rigid), with its Gauss-Seidel and graph-colored solvers by default.
 
@@ -17,6 +19,7 @@ the triangle edges at 2 s (max and mean), and Python's share of Supple's frame: 
 One thread each by default (OMP_NUM_THREADS and RAYON_NUM_THREADS set before the imports).
 
 Run: python python/examples/compare_pypbd.py [--n 128] [--threads 1] [--method gauss-seidel]
+    [--build arrays]
 """
 
 import argparse
@@ -33,6 +36,11 @@ ap.add_argument("--block", type=int, default=1, help="frames per turn of each en
 ap.add_argument("--threads", type=int, default=1, help="threads of each engine")
 ap.add_argument(
     "--method", default="gauss-seidel,colored", help="Supple's solver methods, comma-separated"
+)
+ap.add_argument(
+    "--build", choices=["grid", "arrays"], default="grid",
+    help="Supple's W: its grid cloth (W's triangulation, the same particles and constraints), "
+    "or a mesh cloth from the same arrays as pypbd's",
 )
 args = ap.parse_args()
 os.environ["OMP_NUM_THREADS"] = str(args.threads)
@@ -113,16 +121,21 @@ class Pypbd:
 
 
 class Supple:
-    """W in Supple, built from the same arrays."""
+    """W in Supple: the grid cloth with W's triangulation (`--build grid`), or built from the
+    same arrays as pypbd's (`--build arrays`, a mesh cloth in the arrays' order)."""
 
     def __init__(self, vertices, triangles, n, method):
         self.name = f"Supple {supple.__version__} ({method})"
         self.world = supple.World(dt=1 / 60, substeps=10, iterations=10, method=method)
         rigid = supple.Xpbd(compliance=0.0)
-        self.cloth = self.world.add_cloth(
-            vertices, triangles, 1.0, name="w", pins=[0, n - 1],
-            stretch=rigid, bend=rigid, bend_kind="cross-distance",
-        )
+        keys = dict(name="w", stretch=rigid, bend=rigid, bend_kind="cross-distance")
+        if args.build == "grid":
+            self.cloth = self.world.add_cloth_grid(
+                (n, n), 1.0, size=(1.0, 1.0), center=(0.5, 0.0, 0.5), diagonals="uniform",
+                pins=[(0, 0), (-1, 0)], shear=rigid, **keys,
+            )
+        else:
+            self.cloth = self.world.add_cloth(vertices, triangles, 1.0, pins=[0, n - 1], **keys)
         self.engine_ms = []
 
     def frame(self):

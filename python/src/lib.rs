@@ -9,7 +9,7 @@
 mod convert;
 
 use convert::{V3, build_error, count, obj_error, path, points, value_error};
-use engine::bodies::cloth::{self, BendKind, ClothDesc, Orientation};
+use engine::bodies::cloth::{self, BendKind, ClothDesc, Diagonals, Orientation};
 use engine::bodies::soft_body::{SoftMaterial, SoftModel, fit_scale, place_mesh};
 use engine::bodies::tear::Tear;
 use engine::collision::MeshShape;
@@ -444,8 +444,9 @@ impl World {
     /// Adds a grid cloth of `resolution = (nx, nz)` particles spanning `size` m around
     /// `center`, lying `orientation` ("horizontal": XZ plane, "vertical": XY plane), turned by
     /// `rotation` (degrees about x, y, z), pinned at the `(i, j)` pairs of `pins` (negative
-    /// counts from the end); particle `(i, j)` has index `j * nx + i`.
-    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, pin_collider=None))]
+    /// counts from the end); particle `(i, j)` has index `j * nx + i`. Its cells are split
+    /// as `diagonals` says ("alternating", or "uniform": W's triangulation).
+    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", diagonals="alternating", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, pin_collider=None))]
     fn add_cloth_grid(
         &self,
         py: Python<'_>,
@@ -454,6 +455,7 @@ impl World {
         size: (f32, f32),
         center: Option<V3>,
         orientation: &str,
+        diagonals: &str,
         rotation: Option<V3>,
         pins: Option<Vec<(i64, i64)>>,
         name: Option<String>,
@@ -483,11 +485,13 @@ impl World {
             }
         };
         let at = center.map(|c| c.0);
-        let mut desc = ClothDesc::grid(
+        let diagonals = Diagonals::from_name(diagonals).map_err(|e| build_error(e, &[]))?;
+        let mut desc = ClothDesc::grid_with(
             [nx, nz],
             [size.0, size.1],
             at.unwrap_or_default(),
             orientation,
+            diagonals,
             mass,
         )
         .map_err(|e| build_error(e, &[]))?;

@@ -105,29 +105,32 @@ friction = 0.4
     assert np.array_equal(built.triangles(sheet), triangles)
 
 
-def test_a_grid_cloth_equals_the_scene_files_grid_bit_for_bit(tmp_path):
+@pytest.mark.parametrize("diagonals", ["alternating", "uniform"])
+def test_a_grid_cloth_equals_the_scene_files_grid_bit_for_bit(tmp_path, diagonals):
     scene = tmp_path / "grid.toml"
     scene.write_text(
-        """
+        f"""
 [[cloth]]
 resolution = [9, 7]
 size = [0.8, 0.6]
 center = [0.0, 1.0, 0.2]
 rotation = [30.0, 0.0, 10.0]
+diagonals = "{diagonals}"
 mass = 0.2
 pin = [[0, 0], [-1, 0]]
-shear = { model = "pbd", k = 0.8 }
+shear = {{ model = "pbd", k = 0.8 }}
 """
     )
     loaded = supple.World.load(scene)
     built = supple.World()
     cloth = built.add_cloth_grid(
         (9, 7), 0.2, size=(0.8, 0.6), center=(0.0, 1.0, 0.2), rotation=(30.0, 0.0, 10.0),
-        pins=[(0, 0), (-1, 0)], shear={"model": "pbd", "k": 0.8},
+        diagonals=diagonals, pins=[(0, 0), (-1, 0)], shear={"model": "pbd", "k": 0.8},
     )
     loaded.step(30)
     built.step(30)
     assert built.positions(cloth).tobytes() == loaded.positions("cloth0").tobytes()
+    assert np.array_equal(built.triangles(cloth), loaded.triangles("cloth0"))
 
 
 def test_set_positions_pin_and_unpin():

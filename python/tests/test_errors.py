@@ -82,6 +82,8 @@ def test_bad_settings_bodies_and_colliders_raise_value_error(meshes):
         world.pin(rope, 9)
     with pytest.raises(ValueError, match=r"`particle` = -1"):
         world.unpin(rope, -1)
+    with pytest.raises(ValueError, match=r"`diagonals` = \"diagonal\": expected \"alternating\" or \"uniform\""):
+        world.add_cloth_grid((4, 4), 0.1, diagonals="diagonal")
     with pytest.raises(ValueError, match=r"`radius` = -1: expected a radius in m > 0"):
         world.add_collider("sphere", center=(0, 0, 0), radius=-1.0)
     with pytest.raises(ValueError, match=r"`radius` does not apply to a plane"):
