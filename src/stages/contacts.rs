@@ -87,6 +87,9 @@ pub fn generate_contacts(
     contacts: &mut ContactSet,
 ) {
     contacts.clear();
+    if colliders.is_empty() {
+        return;
+    }
     for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
         // Relative to a static collider, the particle's own travel.
         let own = (ps.p[i] - ps.x[i]).norm();
