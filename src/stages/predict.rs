@@ -39,9 +39,13 @@ pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, 
             .zip(v.iter().zip(radius))
         {
             let mut step = v * h;
-            let (len, max) = (step.norm(), max_displacement * radius);
-            if max > 0.0 && len > max {
-                step *= max / len;
+            // The length (a square root) only when there is a clamp.
+            let max = max_displacement * radius;
+            if max > 0.0 {
+                let len = step.norm();
+                if len > max {
+                    step *= max / len;
+                }
             }
             *p = x + step;
             *r = ((*p - x) - step) - residual;
