@@ -91,8 +91,8 @@ impl Gust {
 pub struct WindField {
     mean: Vec3,
     along: Vec3,
-    time: Real,
-    gust: Option<(Real, [Wave; 3])>,
+    /// The amplitude of the gusts, their waves, and how many periods of each wave the time is.
+    gust: Option<(Real, [Wave; 3], [Real; 3])>,
 }
 
 impl WindField {
@@ -103,24 +103,28 @@ impl WindField {
         } else {
             Vec3::x()
         };
-        WindField {
-            mean,
-            along,
-            time,
-            gust: gust.map(|g| (g.amplitude, g.waves(along))),
-        }
+        let gust = gust.map(|g| {
+            let waves = g.waves(along);
+            let periods = [0, 1, 2].map(|k| time / waves[k].period);
+            (g.amplitude, waves, periods)
+        });
+        WindField { mean, along, gust }
     }
 
     /// The wind velocity at point `x` (m), m/s.
+    #[inline]
     pub fn at(&self, x: Vec3) -> Vec3 {
-        let Some((amplitude, waves)) = &self.gust else {
+        let Some((amplitude, waves, periods)) = &self.gust else {
             return self.mean;
         };
         let downwind = self.along.dot(&x);
-        waves.iter().fold(self.mean, |w, wave| {
-            let angle = TAU * (self.time / wave.period - downwind / wave.wavelength) + wave.phase;
-            w + wave.direction * (amplitude * wave.weight * angle.sin())
-        })
+        waves
+            .iter()
+            .zip(periods)
+            .fold(self.mean, |w, (wave, periods)| {
+                let angle = TAU * (periods - downwind / wave.wavelength) + wave.phase;
+                w + wave.direction * (amplitude * wave.weight * angle.sin())
+            })
     }
 }
 
