@@ -147,7 +147,10 @@ fn bench_pass<const K: usize, Kind: FamilyKind<K> + Send>(
     let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
     let origins = vec![Vec3::zeros(); world.bodies().len()];
     let buffers = (&mut starts, &mut lost);
-    Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
+    let damped = set.damped();
+    Team::scope(1, |team| {
+        pack(ps, &origins, &mut slots, buffers, damped, team)
+    });
     c.bench_function(name, |b| {
         b.iter(|| {
             // A team of one is this thread alone: no thread is started.

@@ -616,7 +616,9 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
             let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
             let origins = [crate::math::Vec3::zeros()];
             let buffers = (&mut starts, &mut lost);
-            Team::scope(1, |team| pack(ps, &origins, &mut slots, buffers, team));
+            Team::scope(1, |team| {
+                pack(ps, &origins, &mut slots, buffers, true, team)
+            });
             let set_ref = &mut set;
             let (slots_ref, starts_ref) = (&mut slots, &starts);
             Team::scope(threads, |team| {

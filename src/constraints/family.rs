@@ -103,7 +103,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     fn damped(&self) -> bool {
-        self.coeffs.iter().any(|k| k.gamma != 0.0)
+        self.coeffs.iter().any(Coeffs::damped)
     }
 
     #[inline(always)]
@@ -145,6 +145,12 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// True when the family holds no constraint.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
+    }
+
+    /// Whether a material of the family has XPBD damping this substep, so that its projection
+    /// reads the substep's start positions.
+    pub fn damped(&self) -> bool {
+        self.materials.coeffs.iter().any(Coeffs::damped)
     }
 
     /// The particles of each constraint.

@@ -89,6 +89,14 @@ pub struct Coeffs<T = Real> {
     pub scale: T,
 }
 
+impl Coeffs {
+    /// Whether the material has XPBD damping, which reads the particles' displacements `p − x`
+    /// in the substep.
+    pub fn damped(&self) -> bool {
+        self.gamma != 0.0
+    }
+}
+
 impl<T: Lanes> Coeffs<T> {
     /// The multiplier change `delta_lambda` that a constraint of these coefficients keeps: all
     /// of it, except for a rigid material (`α̃ = 0` and `γ = 0`, so PBD and undamped XPBD of

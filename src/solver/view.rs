@@ -141,10 +141,10 @@ impl Slot {
 }
 
 /// Copies the predicted positions (`p − rounding`) and the inverse masses of `ps` into `slots`,
-/// one [`Slot`] per particle, and the substep's start positions (`x + residual`) into
-/// `starts`, both relative to the origin of their body (`origins[body]`);
-/// the buffers are resized to fit (they allocate only when the particle count grows). Spread
-/// over `team`.
+/// one [`Slot`] per particle, and, when `with_starts` (something will read them), the substep's
+/// start positions (`x + residual`) into `starts`, both relative to the origin of their body
+/// (`origins[body]`); the buffers are resized to fit (they allocate only when the particle count
+/// grows). Spread over `team`.
 ///
 /// `lost` receives, per particle, what the slot's `f32` position leaves out of the exact
 /// relative position (computed without rounding by [`two_sum`]); [`unpack`] adds it back.
@@ -153,6 +153,7 @@ pub fn pack(
     origins: &[Vec3],
     slots: &mut Vec<Slot>,
     (starts, lost): (&mut Vec<Vec3>, &mut Vec<Vec3>),
+    with_starts: bool,
     team: &Team,
 ) {
     slots.resize(ps.len(), Slot::default());
@@ -180,8 +181,10 @@ pub fn pack(
                 let (local, left) = two_sum(d, err - r);
                 *s = Slot { p: local, w };
                 *lost = left;
-                let (d, err) = two_sum(x, -o);
-                *start = d + (err + e);
+                if with_starts {
+                    let (d, err) = two_sum(x, -o);
+                    *start = d + (err + e);
+                }
             }
         },
     );

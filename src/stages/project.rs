@@ -58,11 +58,20 @@ pub fn project_constraints(
     cs.origins
         .extend(starts.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
     let origins = &cs.origins;
+    // The start positions are read by XPBD damping and by the Neo-Hookean and rope-bending
+    // kernels only.
+    let with_starts = cs.stretch.damped()
+        || cs.bend_distance.damped()
+        || cs.dihedral.damped()
+        || cs.volume.damped()
+        || !cs.neo_hookean.is_empty()
+        || !cs.rope_bending.is_empty();
     pack(
         ps,
         origins,
         &mut cs.slots,
         (&mut cs.starts, &mut cs.lost),
+        with_starts,
         team,
     );
     clock.lap(Stage::Pack);
