@@ -2,9 +2,16 @@
 //! every frame: positions finite and strains under the divergence limit (the step's own checks),
 //! no particle centre inside a collider (a particle's sphere sinks by less than its thickness),
 //! and bounded energy: in a passive scene (no wind, no moving collider, no inflated body) the
-//! mechanical energy `KE + PE` never grows past its start, since constraints, contacts and
-//! damping can only take energy out; in a driven scene no particle moves faster than the drivers
-//! (wind, the collider's surface) plus free fall over the scene's size, twice over.
+//! mechanical energy `KE + PE` never grows past its start in any frame, since constraints,
+//! contacts and damping can only take energy out; in a driven scene, whose energy the drivers
+//! feed, no particle moves faster than the drivers (wind, the collider's surface) plus free fall
+//! over the scene's size, twice over.
+//!
+//! That speed is no bound in a passive scene: a whip carries the energy of the whole cloth into
+//! its light free end. W at N = 128 swings its free corner at 11.8 to 14.2 m/s at frames 84 to
+//! 139 (the bound's formula gives 13.8) depending on the constraint order and the substeps, 13.2
+//! m/s at 20 and 40 substeps in the build order of the grid's edges (`docs/step-bench.md`), its
+//! energy never above the start.
 //!
 //! Ignored by a plain `cargo test` (it takes minutes); `.ci/run` runs it with
 //! `cargo test --release --test soak -- --ignored`.
@@ -60,6 +67,8 @@ fn soak(name: &str) {
     let height = (hi - lo).norm() + 1.0;
     let speed_limit = 2.0 * (driven_speed + (2.0 * p.gravity.norm() * height).sqrt());
     let start = mechanical_energy(&world);
+    // f32 positions and the stop of a resting body leave round-off: 1 mJ or 0.1% of |E|.
+    let slack = 1e-3f64.max(1e-3 * start.abs());
     let thickness = world
         .particles()
         .radius
@@ -74,30 +83,31 @@ fn soak(name: &str) {
         let ps = world.particles();
         fastest = ps.v.iter().map(|v| v.norm()).fold(fastest, f32::max);
         deepest = deepest.max(FrameStats::measure(&world).max_penetration);
-        most_energy = most_energy.max(mechanical_energy(&world));
-        assert!(
-            fastest <= speed_limit,
-            "{name}: a particle moves at {fastest} m/s at frame {frame} (limit {speed_limit})"
-        );
+        let energy = mechanical_energy(&world);
+        most_energy = most_energy.max(energy);
+        if passive {
+            assert!(
+                energy - start <= slack,
+                "{name}: the energy grew by {} J over its start of {start} J at frame {frame}",
+                energy - start
+            );
+        } else {
+            assert!(
+                fastest <= speed_limit,
+                "{name}: a particle moves at {fastest} m/s at frame {frame} (limit {speed_limit})"
+            );
+        }
         assert!(
             deepest <= 0.5 * thickness,
             "{name}: a particle centre is {deepest} m inside a collider at frame {frame}"
         );
     }
-    let gained = most_energy - start;
     eprintln!(
         "{name}: energy at start {start:.4} J, most {most_energy:.4} J; fastest {fastest:.3} m/s \
-         (limit {speed_limit:.1}); deepest centre {deepest:.2e} m; {} colliders, passive {passive}",
+         (limit {speed_limit:.1}, driven scenes only); deepest centre {deepest:.2e} m; {} \
+         colliders, passive {passive}",
         world.colliders().len()
     );
-    if passive {
-        // f32 positions and the stop of a resting body leave round-off: 1 mJ or 0.1% of |E|.
-        let slack = 1e-3f64.max(1e-3 * start.abs());
-        assert!(
-            gained <= slack,
-            "{name}: the energy grew by {gained} J over its start of {start} J"
-        );
-    }
 }
 
 macro_rules! soak_tests {
