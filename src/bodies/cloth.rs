@@ -472,17 +472,17 @@ impl ClothDesc {
         }
         if let Some((stiffness, kind)) = self.bend {
             let pairs = triangle_pairs(triangles);
+            // Both ways of splitting a cell occur: the diagonals alternate.
+            let steps = |step: fn(u32) -> u32| {
+                self.grid_columns.is_some_and(|nx| {
+                    edges.iter().any(|&[a, b]| {
+                        is_shear(a, b) && original(a).abs_diff(original(b)) == step(nx)
+                    })
+                })
+            };
+            let alternating = steps(|nx| nx - 1) && steps(|nx| nx + 1);
             match kind {
                 BendKind::Dihedral => {
-                    // Both ways of splitting a cell occur: the diagonals alternate.
-                    let steps = |step: fn(u32) -> u32| {
-                        self.grid_columns.is_some_and(|nx| {
-                            edges.iter().any(|&[a, b]| {
-                                is_shear(a, b) && original(a).abs_diff(original(b)) == step(nx)
-                            })
-                        })
-                    };
-                    let alternating = steps(|nx| nx - 1) && steps(|nx| nx + 1);
                     for q in order_for_batches(pairs) {
                         let corners = q.map(|i| rest[i as usize]);
                         let lattice = match (alternating, is_shear(q[0], q[1])) {
@@ -501,11 +501,14 @@ impl ClothDesc {
                 BendKind::CrossDistance => {
                     let mat = cs.bend_distance.materials.add(stiffness);
                     let ends: Vec<_> = pairs.iter().map(|&[_, _, a, b]| [a, b]).collect();
-                    // A grid's hinges go row by row in runs, whose batches read particles side
-                    // by side.
+                    // The hinges of a grid whose cells are split alike go row by row in runs,
+                    // whose batches read particles side by side. With alternating diagonals the
+                    // hinges of a row take turns between two steps and make no runs: in rows,
+                    // twist's and cloth_on_mesh's bending stages took 0.50 ms against 0.43 in
+                    // build order.
                     let ends = match self.grid_columns {
-                        Some(columns) => order_in_runs(ends, columns),
-                        None => in_order(ends),
+                        Some(columns) if !alternating => order_in_runs(ends, columns),
+                        _ => in_order(ends),
                     };
                     for [a, b] in ends {
                         let d = (rest[a as usize] - rest[b as usize]).norm();
