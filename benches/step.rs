@@ -133,7 +133,7 @@ fn settled(mut world: World) -> World {
 
 /// Benches, as `name`, one pass over the family that `family` picks out of `world`'s
 /// constraints (the batched SIMD kernel; AVX where the processor has it), on a copy: Gauss-Seidel,
-/// or by colors when `colored` (one thread, which walks the blocks of a color interleaved).
+/// or by colors when `colored` (one thread).
 fn bench_pass<const K: usize, Kind: FamilyKind<K> + Send>(
     c: &mut Criterion,
     name: &str,

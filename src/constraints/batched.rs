@@ -442,12 +442,12 @@ impl Isa {
 #[inline(always)]
 pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
     data: &FamilyData<'_, K, Kind>,
-    walks: &mut [Walk],
+    walk: &mut Walk,
     sweep: Sweep,
     v: &View,
 ) {
     // SAFETY: the processor has the best instruction set; the rest is forwarded.
-    unsafe { walk_batches_on::<K, Kind, DAMPED>(Isa::best(), data, walks, sweep, v) }
+    unsafe { walk_batches_on::<K, Kind, DAMPED>(Isa::best(), data, walk, sweep, v) }
 }
 
 /// [`drivers::walk_batches`] for a family built for `isa`.
@@ -458,7 +458,7 @@ pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAM
 unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
     isa: Isa,
     data: &FamilyData<'_, K, Kind>,
-    walks: &mut [Walk],
+    walk: &mut Walk,
     sweep: Sweep,
     v: &View,
 ) {
@@ -466,14 +466,12 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
     unsafe {
         match isa {
             Isa::Portable => {
-                walk_batches_as::<K, Kind, wide::f32x8, DAMPED, false, false>(
-                    data, walks, sweep, v,
-                );
+                walk_batches_as::<K, Kind, wide::f32x8, DAMPED, false, false>(data, walk, sweep, v);
             }
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walks, sweep, v),
+            Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walk, sweep, v),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walks, sweep, v),
+            Isa::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walk, sweep, v),
         }
     }
 }
@@ -492,13 +490,13 @@ unsafe fn walk_batches_as<
     const RUNS: bool,
 >(
     data: &FamilyData<'_, K, Kind>,
-    walks: &mut [Walk],
+    walk: &mut Walk,
     sweep: Sweep,
     v: &View,
 ) {
     let kernel = Batched::<K, Kind, V, PAIR, RUNS>::new(data);
     // SAFETY: forwarded from the caller.
-    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walks, sweep, v) }
+    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, sweep, v) }
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
@@ -514,15 +512,13 @@ macro_rules! walk_batches_for {
         #[target_feature(enable = $features)]
         unsafe fn $name<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
             data: &FamilyData<'_, K, Kind>,
-            walks: &mut [Walk],
+            walk: &mut Walk,
             sweep: Sweep,
             v: &View,
         ) {
             use crate::solver::simd::avx::F32x8;
             // SAFETY: forwarded from the caller.
-            unsafe {
-                walk_batches_as::<K, Kind, F32x8, DAMPED, $wide, $wide>(data, walks, sweep, v)
-            }
+            unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED, $wide, $wide>(data, walk, sweep, v) }
         }
     };
 }
@@ -656,11 +652,11 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     let walk_all = |isa: Option<Isa>, s: Sweep| {
         move |set: &mut super::family::Family<K, Kind>, v: &View| {
             let (data, lambda, blocks) = set.split();
-            let walk = &mut [Walk {
+            let walk = &mut Walk {
                 lambda,
                 batches: &blocks.batches[..],
                 apart: &blocks.apart[..],
-            }];
+            };
             let damped = walk_batches_as::<K, Kind, wide::f32x8, true, true, true>;
             let undamped = walk_batches_as::<K, Kind, wide::f32x8, false, true, true>;
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
@@ -712,8 +708,8 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         });
         assert!(
             colored == by_colors,
-            "the colored driver on {threads} threads, which interleaves the blocks of a color, \
-             gives the bits of walking them one after another"
+            "the colored driver on {threads} threads gives the bits of walking the blocks of a \
+             color one after another"
         );
     }
     assert!(

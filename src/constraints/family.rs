@@ -130,9 +130,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(&self, walks: &mut [Walk], sweep: Sweep, v: &View) {
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, sweep: Sweep, v: &View) {
         // SAFETY: forwarded from the caller.
-        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walks, sweep, v) }
+        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walk, sweep, v) }
     }
 }
 

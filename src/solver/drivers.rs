@@ -90,18 +90,18 @@ pub trait Kernel<const K: usize>: Sync {
         }
     }
 
-    /// Projects the independent `walks` with [`walk_batches`]. A family whose batch kernel has a
+    /// Projects the batches of `walk` with [`walk_batches`]. A family whose batch kernel has a
     /// faster build for the processor it runs on dispatches to it here.
     ///
     /// # Safety
     /// As [`walk_batches`].
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(&self, walks: &mut [Walk], sweep: Sweep, v: &View)
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, sweep: Sweep, v: &View)
     where
         Self: Sized,
     {
         // SAFETY: forwarded from the caller.
-        unsafe { walk_batches::<K, DAMPED, Self>(self, walks, sweep, v) }
+        unsafe { walk_batches::<K, DAMPED, Self>(self, walk, sweep, v) }
     }
 }
 
@@ -195,63 +195,38 @@ impl Walk<'_> {
     }
 }
 
-/// Projects the batches of each of `walks`, in the direction of `sweep`, each batch with
+/// Projects the batches of `w`, in the direction of `sweep`, each batch with
 /// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic), or, for a
 /// family that [`pairs`](Kernel::pairs), two consecutive full batches that share no particle with
 /// [`Kernel::project_pair`]. The constraints of a batch share no particle, so their order inside
-/// it does not matter; the walks share no particle either, so they are interleaved (a step of
-/// every walk, then the next step of every walk, ...): the processor overlaps a batch with the
-/// independent batches of the other walks instead of waiting for the positions of the batch it
-/// depends on, and the result is that of walking them one after another. Always inlined, with
-/// plain loops, so that it compiles inside a caller built for a wider instruction set (see
-/// [`simd`](super::simd)).
+/// it does not matter. (Walking the blocks of a color interleaved, a batch of each in turn, was
+/// 1.23x faster on W at N = 64 before a grid's constraints came in runs, and was 1.19x slower
+/// since: `docs/step-bench.md`.) Always inlined, with plain loops, so that it compiles inside a
+/// caller built for a wider instruction set (see [`simd`](super::simd)).
 ///
 /// # Safety
-/// No other thread accesses the particles of these constraints during the call, no two walks
-/// share a particle, and each walk's `batches` are bounds of the family's schedule: increasing,
-/// and within the family, with `apart` true only where a batch shares no particle with the one
-/// before ([`validate`](super::schedule::validate) checks all three when a family is scheduled).
+/// No other thread accesses the particles of these constraints during the call, and the walk's
+/// `batches` are bounds of the family's schedule: increasing, and within the family, with
+/// `apart` true only where a batch shares no particle with the one before
+/// ([`validate`](super::schedule::validate) checks all three when a family is scheduled).
 ///
 /// # Panics
-/// If a walk's `lambda` does not hold one multiplier per constraint of its batches.
+/// If the walk's `lambda` does not hold one multiplier per constraint of its batches.
 #[inline(always)]
 pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
-    walks: &mut [Walk],
+    w: &mut Walk,
     sweep: Sweep,
     v: &View,
 ) {
-    assert!(walks.len() <= MAX_BLOCKS, "{} walks", walks.len());
-    for w in walks.iter() {
-        // With the caller's contract, this one check bounds every batch's multipliers.
-        let (start, end) = (w.batches.first(), w.batches.last());
-        let len = end.zip(start).map_or(0, |(e, s)| e - s);
-        assert_eq!(w.lambda.len(), len, "multipliers of the batches");
-    }
-    // SAFETY (both loops): forwarded from the caller, and each step's batches are below `len`.
-    unsafe {
-        if let [w] = walks {
-            // One walk (the serial driver, or a group of one block): a plain loop.
-            let (n, mut done) = (w.len(), 0);
-            while done < n {
-                done += step::<K, DAMPED, F>(family, w, done, sweep, v);
-            }
-            return;
-        }
-        // Batches walked so far, per walk.
-        let mut done = [0usize; MAX_BLOCKS];
-        loop {
-            let mut any = false;
-            for (w, done) in walks.iter_mut().zip(&mut done) {
-                if *done < w.len() {
-                    *done += step::<K, DAMPED, F>(family, w, *done, sweep, v);
-                    any = true;
-                }
-            }
-            if !any {
-                break;
-            }
-        }
+    // With the caller's contract, this one check bounds every batch's multipliers.
+    let (start, end) = (w.batches.first(), w.batches.last());
+    let len = end.zip(start).map_or(0, |(e, s)| e - s);
+    assert_eq!(w.lambda.len(), len, "multipliers of the batches");
+    let (n, mut done) = (w.len(), 0);
+    while done < n {
+        // SAFETY: forwarded from the caller, and each step's batches are below `len`.
+        done += unsafe { step::<K, DAMPED, F>(family, w, done, sweep, v) };
     }
 }
 
@@ -423,13 +398,13 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v, team) }
         } else {
             let batches = blocks.batches_in(0..end);
-            let whole = Walk {
+            let mut whole = Walk {
                 lambda: scheduled,
                 batches,
                 apart: blocks.apart_in(0..end),
             };
             // SAFETY: this thread alone walks the constraints, one after another.
-            unsafe { family.walk_batches::<DAMPED>(&mut [whole], sweep, v) }
+            unsafe { family.walk_batches::<DAMPED>(&mut whole, sweep, v) }
         }
     };
     // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
@@ -462,34 +437,20 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
     let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
     let mut pass = |color: &Vec<usize>| {
-        // Groups of blocks walked interleaved (block `color[j]` in group `j mod groups`), so
-        // that one thread also overlaps independent batches: at least one group per member,
-        // and at most `INTERLEAVE_SPAN` constraints in a group.
-        let largest = color
-            .iter()
-            .map(|&b| blocks.range(b).len())
-            .max()
-            .unwrap_or(1);
-        let per_group = (INTERLEAVE_SPAN / largest.max(1)).max(1);
-        let groups = color
-            .len()
-            .div_ceil(per_group)
-            .max(team.members())
-            .min(color.len());
-        let mut walks: [Group; MAX_BLOCKS] = Default::default();
-        for (j, &b) in color.iter().enumerate() {
-            let (len, group) = &mut walks[j % groups];
-            group[*len] = Walk {
+        // One walk per block, claimed by the members as they come free.
+        let mut walks: [Walk; MAX_BLOCKS] = Default::default();
+        for (w, &b) in walks.iter_mut().zip(color) {
+            *w = Walk {
                 lambda: std::mem::take(&mut parts[b]),
                 batches: blocks.batches_in(blocks.range(b)),
                 apart: blocks.apart_in(blocks.range(b)),
             };
-            *len += 1;
         }
-        team.for_each_at(&mut walks[..groups], &all[..groups], |_, (len, group)| {
+        let n = color.len();
+        team.for_each_at(&mut walks[..n], &all[..n], |_, w| {
             // SAFETY: the blocks of one color share no particle (the caller's contract), so no
-            // two members, and no two walks of a group, touch the same particle.
-            unsafe { family.walk_batches::<DAMPED>(&mut group[..*len], sweep, v) }
+            // two members touch the same particle.
+            unsafe { family.walk_batches::<DAMPED>(w, sweep, v) }
         });
     };
     match sweep {
@@ -497,17 +458,6 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         Sweep::Backward => blocks.colors.iter().rev().for_each(&mut pass),
     }
 }
-
-/// The walks of the blocks one member of a team projects: how many, then the walks.
-type Group<'a> = (usize, [Walk<'a>; MAX_BLOCKS]);
-
-/// Most constraints in the blocks that the colored driver walks interleaved on one thread.
-/// Interleaving keeps the processor busy with independent batches, but every block walked at
-/// once keeps its particles and constraint arrays in use: on W at N = 64 (blocks of 1,504
-/// stretch constraints), four interleaved blocks are 1.23x faster than one after another; at
-/// N = 128 (blocks of 6,080) two are 7% slower and four about 10% (`docs/step-bench.md`; this
-/// VM's `perf` has no counters to say why, the L1 cache is the likely limit).
-pub const INTERLEAVE_SPAN: usize = 8192;
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
 /// constraints of its family applies `ω / n` of its correction (after the averaging of Macklin
