@@ -441,19 +441,32 @@ impl ClothDesc {
         } else {
             HashMap::new()
         };
-        // A grid's edges go row by row in runs (see `order_grid_edges`), whose sweep carries the
-        // pins' load through the cloth in one Gauss-Seidel pass; a mesh's keep their file order
-        // when it fills the batches (a grid written row by row). A file order that chains
-        // neighbours leaves the batches nearly empty, and is ordered for full batches instead.
+        // The edges of a grid whose cells are split alike go row by row in runs (see
+        // `order_grid_edges`), whose sweep carries the pins' load through the cloth in one
+        // Gauss-Seidel pass; a grid with alternating diagonals keeps its build order (cell by
+        // cell, also row by row), and a mesh its file order when it fills the batches (a grid
+        // written row by row). A file order that chains neighbours leaves the batches nearly
+        // empty, and is ordered for full batches instead.
         let in_order = |ids: Vec<[u32; 2]>| match self.grid_columns.is_none()
             && batch_fill(&ids) < MIN_MESH_FILL
         {
             true => order_for_batches(ids),
             false => ids,
         };
+        let all = edges(triangles);
+        // Both ways of splitting a cell occur: the diagonals alternate.
+        let steps = |step: fn(u32) -> u32| {
+            self.grid_columns.is_some_and(|nx| {
+                all.iter()
+                    .any(|&[a, b]| is_shear(a, b) && original(a).abs_diff(original(b)) == step(nx))
+            })
+        };
+        let alternating = steps(|nx| nx - 1) && steps(|nx| nx + 1);
+        // With alternating diagonals the rows made the default scene (2 iterations) stretch more:
+        // median max / mean strain over 300 frames 14.3% / 0.274% against 10.6% / 0.226%.
         let edges = match self.grid_columns {
-            Some(columns) => order_grid_edges(edges(triangles), columns),
-            None => in_order(edges(triangles)),
+            Some(columns) if !alternating => order_grid_edges(all, columns),
+            _ => in_order(all),
         };
         for &[a, b] in &edges {
             let d = (rest[a as usize] - rest[b as usize]).norm();
@@ -472,15 +485,6 @@ impl ClothDesc {
         }
         if let Some((stiffness, kind)) = self.bend {
             let pairs = triangle_pairs(triangles);
-            // Both ways of splitting a cell occur: the diagonals alternate.
-            let steps = |step: fn(u32) -> u32| {
-                self.grid_columns.is_some_and(|nx| {
-                    edges.iter().any(|&[a, b]| {
-                        is_shear(a, b) && original(a).abs_diff(original(b)) == step(nx)
-                    })
-                })
-            };
-            let alternating = steps(|nx| nx - 1) && steps(|nx| nx + 1);
             match kind {
                 BendKind::Dihedral => {
                     for q in order_for_batches(pairs) {
