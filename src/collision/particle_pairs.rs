@@ -37,14 +37,15 @@ pub struct ParticlePairs {
     margin: Real,
 }
 
-/// A pair that may collide: particles `a < b`, contact distance `d` (m), and the square of
-/// their rest distance when they belong to one body (m², infinite otherwise).
+/// A pair that may collide: particles `a < b`, contact distance `d` (m), and the square of the
+/// distance under which it is a contact (m²): `margin · d` of the search, and no more than the
+/// pair's rest distance when it belongs to one body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Candidate {
     a: u32,
     b: u32,
     d: Real,
-    rest2: Real,
+    under2: Real,
 }
 
 impl ParticlePairs {
@@ -98,11 +99,8 @@ impl ParticlePairs {
         }
         for c in &self.candidates {
             let (a, b) = (c.a as usize, c.b as usize);
-            if ps.inv_mass[a] == 0.0 && ps.inv_mass[b] == 0.0 {
-                continue;
-            }
             let dist2 = (ps.p[b] - ps.p[a]).norm_squared();
-            if dist2 < (margin * c.d).powi(2) && dist2 < c.rest2 {
+            if dist2 < c.under2 && (ps.inv_mass[a] != 0.0 || ps.inv_mass[b] != 0.0) {
                 f(a, b, c.d);
             }
         }
@@ -133,11 +131,12 @@ impl ParticlePairs {
             return;
         }
         let pairable = self.pairable(ps, reach);
-        self.hash.build(&ps.p, reach, |i| pairable[i]);
+        let mut hash = std::mem::take(&mut self.hash);
+        hash.build(&ps.p, reach, |i| pairable[i]);
         let mut candidates = std::mem::take(&mut self.candidates);
         for a in (0..ps.len()).filter(|&a| pairable[a]) {
             let (pa, ra, body) = (ps.p[a], ps.radius[a], ps.body[a]);
-            self.hash.for_each_near(&pa, reach, a as u32 + 1, |b, pb| {
+            hash.for_each_near(&pa, reach, a as u32 + 1, |b, pb| {
                 let b = b as usize;
                 let dist2 = (pb - pa).norm_squared();
                 if dist2 >= reach * reach {
@@ -161,11 +160,12 @@ impl ParticlePairs {
                     a: a as u32,
                     b: b as u32,
                     d,
-                    rest2,
+                    under2: (margin * d).powi(2).min(rest2),
                 });
             });
         }
         self.candidates = candidates;
+        self.hash = hash;
     }
 
     /// Whether each particle can be in a pair within `reach` (m): its body collides with

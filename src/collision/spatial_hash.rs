@@ -30,6 +30,15 @@ pub struct SpatialHash {
     /// division (Lemire, Kaser and Kurz 2019, "Faster Remainder by Direct Computation"), exact
     /// for every 32-bit `h`; a query reduces up to 27 cell hashes.
     fastmod: u64,
+    /// Per bucket, the first of its entries at or above the last query's `from` (see
+    /// [`for_each_near`](Self::for_each_near)): the sweep of queries only moves it forward.
+    cursor: Vec<u32>,
+    /// The cells (lowest and highest corner) of the last query, and their buckets, each once:
+    /// the next query over the same cells, often its neighbour in the grid's order, reuses them.
+    last_cells: Option<([i32; 3], [i32; 3])>,
+    near: Vec<usize>,
+    /// The last query's `from`.
+    last_from: u32,
 }
 
 /// The hash's primes for the x, y and z cell coordinates (Teschner et al. 2003, sec. 4.1).
@@ -72,44 +81,72 @@ impl SpatialHash {
             self.sorted[self.cell_start[b] as usize] = points[i];
         }
         // The excluded points sit in the extra last bucket, which no query reaches.
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.cell_start[..buckets]);
+        self.last_cells = None;
+        self.last_from = 0;
     }
 
     /// Calls `f(j, x_j)` once for every point `j ≥ from`, at `x_j` as given to [`build`](Self::build),
     /// in a cell that overlaps the cube of half side `reach` m around `p` (a superset of the
     /// points within `reach`; the caller tests the distance). Buckets that several of those cells
-    /// share are visited once, each in increasing order of `j` from the first `j ≥ from` (found
-    /// by bisection: a search of pairs `i < j` skips half the candidates). `reach` must not
-    /// exceed the spacing, so that the cube overlaps at most 3 × 3 × 3 cells.
-    pub fn for_each_near(&self, p: &Vec3, reach: Real, from: u32, mut f: impl FnMut(u32, &Vec3)) {
+    /// share are visited once, each in increasing order of `j`. `reach` must not exceed the
+    /// spacing, so that the cube overlaps at most 3 × 3 × 3 cells.
+    ///
+    /// The queries after a build are a sweep: `from` never decreases from one to the next (a
+    /// search of pairs `i < j` asks for `j ≥ i + 1` in increasing `i`). Each bucket keeps a cursor
+    /// at its first entry at or above the last `from`, so a query skips the entries below by
+    /// moving the cursor forward instead of searching for them, and the sweep passes each entry
+    /// once.
+    pub fn for_each_near(
+        &mut self,
+        p: &Vec3,
+        reach: Real,
+        from: u32,
+        mut f: impl FnMut(u32, &Vec3),
+    ) {
         debug_assert!(
             reach <= self.spacing,
             "reach {reach} > spacing {}",
             self.spacing
         );
+        assert!(
+            from >= self.last_from,
+            "the queries after a build sweep upward: from {from} after {}",
+            self.last_from
+        );
+        self.last_from = from;
         // Within one cell of `p`'s own: rounding could otherwise widen the range to 4 cells.
         let c = self.cell(p);
         let lo = self.cell(&p.add_scalar(-reach));
         let hi = self.cell(&p.add_scalar(reach));
         let lo = [0, 1, 2].map(|a| lo[a].max(c[a] - 1));
         let hi = [0, 1, 2].map(|a| hi[a].min(c[a] + 1));
-        let mut seen = [0usize; 27];
-        let mut n = 0;
-        for i in lo[0]..=hi[0] {
-            let h_i = i.wrapping_mul(PRIMES[0]);
-            for j in lo[1]..=hi[1] {
-                let h_ij = h_i ^ j.wrapping_mul(PRIMES[1]);
-                for k in lo[2]..=hi[2] {
-                    let b = self.reduce(h_ij ^ k.wrapping_mul(PRIMES[2]));
-                    if !seen[..n].contains(&b) {
-                        seen[n] = b;
-                        n += 1;
+        if self.last_cells != Some((lo, hi)) {
+            self.last_cells = Some((lo, hi));
+            let mut near = std::mem::take(&mut self.near);
+            near.clear();
+            for i in lo[0]..=hi[0] {
+                let h_i = i.wrapping_mul(PRIMES[0]);
+                for j in lo[1]..=hi[1] {
+                    let h_ij = h_i ^ j.wrapping_mul(PRIMES[1]);
+                    for k in lo[2]..=hi[2] {
+                        let b = self.reduce(h_ij ^ k.wrapping_mul(PRIMES[2]));
+                        if !near.contains(&b) {
+                            near.push(b);
+                        }
                     }
                 }
             }
+            self.near = near;
         }
-        for &b in &seen[..n] {
-            let (start, end) = (self.cell_start[b] as usize, self.cell_start[b + 1] as usize);
-            let first = start + self.entries[start..end].partition_point(|&j| j < from);
+        for &b in &self.near {
+            let end = self.cell_start[b + 1] as usize;
+            let mut first = self.cursor[b] as usize;
+            while first < end && self.entries[first] < from {
+                first += 1;
+            }
+            self.cursor[b] = first as u32;
             for (&j, x) in self.entries[first..end]
                 .iter()
                 .zip(&self.sorted[first..end])
@@ -203,6 +240,27 @@ mod tests {
                 let expected = h.unsigned_abs() as usize % (2 * n);
                 assert_eq!(hash.reduce(h), expected, "{h} mod {}", 2 * n);
             }
+        }
+    }
+
+    #[test]
+    fn a_sweep_of_queries_finds_each_later_neighbour_once() {
+        let xs = points(500, 1.0);
+        let reach = 0.08;
+        let mut hash = SpatialHash::default();
+        hash.build(&xs, reach, |_| true);
+        for (i, p) in xs.iter().enumerate() {
+            let mut found = Vec::new();
+            hash.for_each_near(p, reach, i as u32 + 1, |j, _| {
+                if (xs[j as usize] - p).norm() < reach {
+                    found.push(j as usize);
+                }
+            });
+            let brute: Vec<usize> = (i + 1..xs.len())
+                .filter(|&j| (xs[j] - p).norm() < reach)
+                .collect();
+            found.sort_unstable();
+            assert_eq!(found, brute, "later neighbours of point {i}");
         }
     }
 
