@@ -215,8 +215,8 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         }
         // SAFETY: as above; the two batches share no particle.
         unsafe {
-            ga.scatter(dp_a);
-            gb.scatter(dp_b);
+            ga.scatter(dp_a, v);
+            gb.scatter(dp_b, v);
         }
         let (dl_a, dl_b) = V::halves(r.delta_lambda);
         self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
@@ -246,7 +246,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
         let r = Kind::project(g.p, g.w, g.rest, g.lambda, g.dx, &g.k);
         // SAFETY: as above.
-        unsafe { g.scatter(r.dp) };
+        unsafe { g.scatter(r.dp, v) };
         self.keep(lambda, g.lambda, &g.k, r.delta_lambda);
     }
 
@@ -266,14 +266,14 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
     /// # Safety
     /// As [`Batched::project_batch`].
     #[inline(always)]
-    unsafe fn gather<const DAMPED: bool>(
+    unsafe fn gather<'o, const DAMPED: bool>(
         &self,
         lanes: Range<usize>,
-        offsets: &[[u32; K]; LANES],
+        offsets: &'o [[u32; K]; LANES],
         rest: &[Real; LANES],
         lambda: &[Real; LANES],
         v: &View,
-    ) -> Gathered<V, K> {
+    ) -> Gathered<'o, V, K> {
         let data = self.data;
         // Every id is below `span`, so this one check bounds every access below.
         assert!(
@@ -289,7 +289,6 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         };
         // Plain loops here and below: `array::map` is not always inlined, and this must compile
         // inside the AVX caller.
-        let mut slots = [[std::ptr::null_mut::<Slot>(); LANES]; K];
         let zero = V::splat(0.0);
         let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
         for n in 0..K {
@@ -298,14 +297,9 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
             // these particles (the caller's contract); distinct lanes share no particle
             // (repeated lanes read and write the same values).
             let [x, y, z, wn] = unsafe {
-                if in_run(runs, n) {
-                    slots[n][0] = v.p.slot_at(offsets[0][n]);
-                    V::gather_run(slots[n][0])
-                } else {
-                    for l in 0..LANES {
-                        slots[n][l] = v.p.slot_at(offsets[l][n]);
-                    }
-                    V::gather(&slots[n])
+                match in_run(runs, n) {
+                    true => V::gather_run(v.p.slot_at(offsets[0][n])),
+                    false => V::gather(&lane_slots(v, offsets, n)),
                 }
             };
             (p[n], w[n]) = (LaneVec([x, y, z]), wn);
@@ -340,7 +334,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
             V::from_array(*lambda)
         };
         Gathered {
-            slots,
+            offsets,
             runs,
             p,
             w,
@@ -358,10 +352,32 @@ fn in_run(runs: u8, n: usize) -> bool {
     runs & 1 << n != 0
 }
 
+/// The slots of particle `n` of each lane of a batch whose slot offsets are `offsets`.
+///
+/// # Safety
+/// The offsets are those of the view's particles (16 times ids below its length).
+#[inline(always)]
+// A plain loop, as in `Batched::gather`: this must compile inside the AVX caller.
+#[allow(clippy::needless_range_loop)]
+unsafe fn lane_slots<const K: usize>(
+    v: &View,
+    offsets: &[[u32; K]; LANES],
+    n: usize,
+) -> [*mut Slot; LANES] {
+    let mut slots = [std::ptr::null_mut(); LANES];
+    for l in 0..LANES {
+        // SAFETY: the caller's contract.
+        slots[l] = unsafe { v.p.slot_at(offsets[l][n]) };
+    }
+    slots
+}
+
 /// A batch as [`Batched::gather`] reads it, one lane per constraint.
-struct Gathered<V, const K: usize> {
-    /// The slots of each particle of the lanes (only the first lane's for a run).
-    slots: [[*mut Slot; LANES]; K],
+struct Gathered<'o, V, const K: usize> {
+    /// The slot offsets of the lanes' particles, from which the scatter finds their slots again
+    /// (kept as the family's offsets rather than as pointers, which the walk would spill to the
+    /// stack and reload).
+    offsets: &'o [[u32; K]; LANES],
     /// The runs of the batch (see [`FamilyData::runs`]).
     runs: u8,
     /// Positions, m.
@@ -378,7 +394,7 @@ struct Gathered<V, const K: usize> {
     k: Coeffs<V>,
 }
 
-impl<V: Batch, const K: usize> Gathered<V, K> {
+impl<V: Batch, const K: usize> Gathered<'_, V, K> {
     /// Writes the positions moved by `dp` back to their slots.
     ///
     /// # Safety
@@ -386,7 +402,7 @@ impl<V: Batch, const K: usize> Gathered<V, K> {
     #[inline(always)]
     // A plain loop, as in `Batched::gather`: this must compile inside the AVX caller.
     #[allow(clippy::needless_range_loop)]
-    unsafe fn scatter(&self, dp: [LaneVec<V>; K]) {
+    unsafe fn scatter(&self, dp: [LaneVec<V>; K], v: &View) {
         for n in 0..K {
             let [x, y, z] = (self.p[n] + dp[n]).0;
             let xyzw = [x, y, z, self.w[n]];
@@ -394,8 +410,8 @@ impl<V: Batch, const K: usize> Gathered<V, K> {
             // lanes share no particle (repeated lanes write the same values).
             unsafe {
                 match in_run(self.runs, n) {
-                    true => V::scatter_run(xyzw, self.slots[n][0]),
-                    false => V::scatter(xyzw, &self.slots[n]),
+                    true => V::scatter_run(xyzw, v.p.slot_at(self.offsets[0][n])),
+                    false => V::scatter(xyzw, &lane_slots(v, self.offsets, n)),
                 }
             }
         }
