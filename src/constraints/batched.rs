@@ -206,17 +206,22 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         };
         let (rest, lambda) = (join(ga.rest, gb.rest), join(ga.lambda, gb.lambda));
         let r = Kind::project(p, w, rest, lambda, dx, &k);
+        // The moved positions as one vector, then halved: each batch's gathered halves are not
+        // kept alive across the projection (they were spilled to the stack).
         let zero = V::splat(0.0);
-        let (mut dp_a, mut dp_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
+        let (mut p_a, mut p_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
+        let (mut w_a, mut w_b) = ([zero; K], [zero; K]);
         for n in 0..K {
+            let moved = p[n] + r.dp[n];
             for i in 0..3 {
-                (dp_a[n].0[i], dp_b[n].0[i]) = V::halves(r.dp[n].0[i]);
+                (p_a[n].0[i], p_b[n].0[i]) = V::halves(moved.0[i]);
             }
+            (w_a[n], w_b[n]) = V::halves(w[n]);
         }
         // SAFETY: as above; the two batches share no particle.
         unsafe {
-            ga.scatter(dp_a, v);
-            gb.scatter(dp_b, v);
+            ga.store(p_a, w_a, v);
+            gb.store(p_b, w_b, v);
         }
         let (dl_a, dl_b) = V::halves(r.delta_lambda);
         self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
@@ -403,9 +408,24 @@ impl<V: Batch, const K: usize> Gathered<'_, V, K> {
     // A plain loop, as in `Batched::gather`: this must compile inside the AVX caller.
     #[allow(clippy::needless_range_loop)]
     unsafe fn scatter(&self, dp: [LaneVec<V>; K], v: &View) {
+        let mut p = self.p;
         for n in 0..K {
-            let [x, y, z] = (self.p[n] + dp[n]).0;
-            let xyzw = [x, y, z, self.w[n]];
+            p[n] = p[n] + dp[n];
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.store(p, self.w, v) }
+    }
+
+    /// Writes the positions `p` and inverse masses `w` of the lanes' particles to their slots.
+    ///
+    /// # Safety
+    /// As [`Gathered::scatter`].
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)]
+    unsafe fn store(&self, p: [LaneVec<V>; K], w: [V; K], v: &View) {
+        for n in 0..K {
+            let [x, y, z] = p[n].0;
+            let xyzw = [x, y, z, w[n]];
             // SAFETY: no other thread accesses these particles (the caller's contract); distinct
             // lanes share no particle (repeated lanes write the same values).
             unsafe {
