@@ -138,10 +138,8 @@ impl ParticlePairs {
             let (pa, ra, body) = (ps.p[a], ps.radius[a], ps.body[a]);
             hash.for_each_near(&pa, reach, a as u32 + 1, |b, pb| {
                 let b = b as usize;
+                // Below `reach²`, as the hash tested.
                 let dist2 = (pb - pa).norm_squared();
-                if dist2 >= reach * reach {
-                    return;
-                }
                 let d = (ra + ps.radius[b]) / 2.0;
                 let within = margin * d + SKIN * (ra + ps.radius[b]);
                 if dist2 >= within * within {

@@ -10,6 +10,7 @@
 //! once the arrays have grown; there is no list per cell.
 
 use crate::math::{Real, Vec3};
+use wide::f32x4;
 
 /// The hash grid over a set of points.
 #[derive(Clone, Debug, Default)]
@@ -20,10 +21,11 @@ pub struct SpatialHash {
     cell_start: Vec<u32>,
     /// Point indices, grouped by bucket.
     entries: Vec<u32>,
-    /// The points in the order of `entries`, m: a query reads its candidates' positions from
-    /// consecutive memory instead of gathering them by index (Müller, "Ten Minute Physics" 11,
-    /// sorts the particles by cell for the same reason).
-    sorted: Vec<Vec3>,
+    /// The x, y and z of the points in the order of `entries`, m, then [`CHUNK`] − 1 zeros: a
+    /// query reads its candidates' coordinates from consecutive memory instead of gathering them
+    /// by index (Müller, "Ten Minute Physics" 11, sorts the particles by cell for the same
+    /// reason), [`CHUNK`] at a time.
+    sorted: [Vec<Real>; 3],
     /// Bucket of every point, from the last build.
     bucket_of: Vec<u32>,
     /// `⌊(2⁶⁴ − 1) / buckets⌋ + 1`: `h mod buckets` by two multiplications instead of a
@@ -40,6 +42,9 @@ pub struct SpatialHash {
     /// The last query's `from`.
     last_from: u32,
 }
+
+/// How many candidates of a bucket a query tests at once, as one SIMD vector per coordinate.
+const CHUNK: usize = 4;
 
 /// The hash's primes for the x, y and z cell coordinates (Teschner et al. 2003, sec. 4.1).
 const PRIMES: [i32; 3] = [92_837_111, 689_287_499, 283_923_481];
@@ -72,13 +77,17 @@ impl SpatialHash {
         }
         self.entries.clear();
         self.entries.resize(sum as usize, 0);
-        self.sorted.clear();
-        self.sorted.resize(sum as usize, Vec3::zeros());
+        for coords in &mut self.sorted {
+            coords.clear();
+            coords.resize(sum as usize + CHUNK - 1, 0.0);
+        }
         for i in (0..points.len()).rev() {
             let b = self.bucket_of[i] as usize;
             self.cell_start[b] -= 1;
             self.entries[self.cell_start[b] as usize] = i as u32;
-            self.sorted[self.cell_start[b] as usize] = points[i];
+            for (coords, x) in self.sorted.iter_mut().zip(points[i].iter()) {
+                coords[self.cell_start[b] as usize] = *x;
+            }
         }
         // The excluded points sit in the extra last bucket, which no query reaches.
         self.cursor.clear();
@@ -87,11 +96,13 @@ impl SpatialHash {
         self.last_from = 0;
     }
 
-    /// Calls `f(j, x_j)` once for every point `j ≥ from`, at `x_j` as given to [`build`](Self::build),
-    /// in a cell that overlaps the cube of half side `reach` m around `p` (a superset of the
-    /// points within `reach`; the caller tests the distance). Buckets that several of those cells
-    /// share are visited once, each in increasing order of `j`. `reach` must not exceed the
-    /// spacing, so that the cube overlaps at most 3 × 3 × 3 cells.
+    /// Calls `f(j, x_j)` once for every point `j ≥ from` within `reach` m of `p`, at `x_j` as
+    /// given to [`build`](Self::build): `|x_j − p|² < reach²`, the square summed as
+    /// `(dx² + dy²) + dz²` (as nalgebra's `norm_squared`). The candidates are the points of the
+    /// cells that overlap the cube of half side `reach` around `p`, tested [`CHUNK`] at a time;
+    /// buckets that several of those cells share are visited once, each in increasing order of
+    /// `j`. `reach` must not exceed the spacing, so that the cube overlaps at most 3 × 3 × 3
+    /// cells.
     ///
     /// The queries after a build are a sweep: `from` never decreases from one to the next (a
     /// search of pairs `i < j` asks for `j ≥ i + 1` in increasing `i`). Each bucket keeps a cursor
@@ -140,6 +151,10 @@ impl SpatialHash {
             }
             self.near = near;
         }
+        let [xs, ys, zs] = &self.sorted;
+        let (px, py, pz) = (f32x4::splat(p.x), f32x4::splat(p.y), f32x4::splat(p.z));
+        let reach2 = f32x4::splat(reach * reach);
+        let chunk = |v: &[Real], i: usize| f32x4::new(v[i..i + CHUNK].try_into().unwrap());
         for &b in &self.near {
             let end = self.cell_start[b + 1] as usize;
             let mut first = self.cursor[b] as usize;
@@ -147,11 +162,16 @@ impl SpatialHash {
                 first += 1;
             }
             self.cursor[b] = first as u32;
-            for (&j, x) in self.entries[first..end]
-                .iter()
-                .zip(&self.sorted[first..end])
-            {
-                f(j, x);
+            for i in (first..end).step_by(CHUNK) {
+                let (dx, dy, dz) = (chunk(xs, i) - px, chunk(ys, i) - py, chunk(zs, i) - pz);
+                let d2 = dx * dx + dy * dy + dz * dz;
+                // The lanes past the bucket's end (the next bucket's points, or padding) are off.
+                let mut near = d2.simd_lt(reach2).to_bitmask() & ((1 << (end - i).min(CHUNK)) - 1);
+                while near != 0 {
+                    let k = i + near.trailing_zeros() as usize;
+                    f(self.entries[k], &Vec3::new(xs[k], ys[k], zs[k]));
+                    near &= near - 1;
+                }
             }
         }
     }
@@ -202,9 +222,11 @@ mod tests {
             let mut found = Vec::new();
             hash.for_each_near(p, reach, 0, |j, x| {
                 assert_eq!(*x, xs[j as usize]);
-                if (xs[j as usize] - p).norm() < reach {
-                    found.push(j as usize);
-                }
+                assert!(
+                    (x - p).norm_squared() < reach * reach,
+                    "{j} is out of reach"
+                );
+                found.push(j as usize);
             });
             let mut sorted = found.clone();
             sorted.sort_unstable();
@@ -215,7 +237,7 @@ mod tests {
                 "point {i} visited a neighbour twice"
             );
             let brute: Vec<usize> = (0..xs.len())
-                .filter(|&j| (xs[j] - p).norm() < reach)
+                .filter(|&j| (xs[j] - p).norm_squared() < reach * reach)
                 .collect();
             assert_eq!(sorted, brute, "neighbours of point {i}");
         }
@@ -251,13 +273,9 @@ mod tests {
         hash.build(&xs, reach, |_| true);
         for (i, p) in xs.iter().enumerate() {
             let mut found = Vec::new();
-            hash.for_each_near(p, reach, i as u32 + 1, |j, _| {
-                if (xs[j as usize] - p).norm() < reach {
-                    found.push(j as usize);
-                }
-            });
+            hash.for_each_near(p, reach, i as u32 + 1, |j, _| found.push(j as usize));
             let brute: Vec<usize> = (i + 1..xs.len())
-                .filter(|&j| (xs[j] - p).norm() < reach)
+                .filter(|&j| (xs[j] - p).norm_squared() < reach * reach)
                 .collect();
             found.sort_unstable();
             assert_eq!(found, brute, "later neighbours of point {i}");
