@@ -206,8 +206,8 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         };
         let (rest, lambda) = (join(ga.rest, gb.rest), join(ga.lambda, gb.lambda));
         let r = Kind::project(p, w, rest, lambda, dx, &k);
-        // The moved positions as one vector, then halved: each batch's gathered halves are not
-        // kept alive across the projection (they were spilled to the stack).
+        // The moved positions added in the pair's lanes, then halved, rather than from each
+        // batch's gathered halves, which would then stay alive across the projection and spill.
         let zero = V::splat(0.0);
         let (mut p_a, mut p_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
         let (mut w_a, mut w_b) = ([zero; K], [zero; K]);
