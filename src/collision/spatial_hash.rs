@@ -99,7 +99,7 @@ impl SpatialHash {
     /// Calls `f(j, x_j)` once for every point `j ≥ from` within `reach` m of `p`, at `x_j` as
     /// given to [`build`](Self::build): `|x_j − p|² < reach²`, the square summed as
     /// `(dx² + dy²) + dz²` (as nalgebra's `norm_squared`). The candidates are the points of the
-    /// cells that overlap the cube of half side `reach` around `p`, tested [`CHUNK`] at a time;
+    /// cells that overlap the cube of half side `reach` around `p`, tested four at a time;
     /// buckets that several of those cells share are visited once, each in increasing order of
     /// `j`. `reach` must not exceed the spacing, so that the cube overlaps at most 3 × 3 × 3
     /// cells.
