@@ -14,6 +14,7 @@ use super::team::Team;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use std::marker::PhantomData;
+use wide::f32x4;
 
 /// Predicted positions and inverse masses shared by the threads of a colored pass: a raw view of
 /// the projection's [`Slot`]s that hands out reads and writes of single particles.
@@ -167,33 +168,116 @@ pub fn pack(
     team.for_each_chunk(
         fields,
         |_, ((slots, starts, lost), (p, x), (inv_mass, body))| {
-            let p = p.0.iter().zip(p.1);
-            let x = x.0.iter().zip(x.1);
-            for ((((s, start), lost), ((&p, &r), (&x, &e))), (&w, &b)) in slots
-                .iter_mut()
-                .zip(starts)
-                .zip(lost)
-                .zip(p.zip(x))
-                .zip(inv_mass.iter().zip(body))
-            {
-                let o = origins[b as usize];
-                let (d, err) = two_sum(p, -o);
-                let (local, left) = two_sum(d, err - r);
-                *s = Slot { p: local, w };
-                *lost = left;
-                if with_starts {
-                    let (d, err) = two_sum(x, -o);
-                    *start = d + (err + e);
+            let (p, r) = p;
+            let (x, e) = x;
+            // Four particles of one body at a time as flat vectors of their coordinates (the
+            // same operations on each coordinate, so the same bits), the others one by one.
+            let mut i = 0;
+            while i < slots.len() {
+                let b = body[i];
+                if i + 4 <= slots.len() && body[i + 1..i + 4].iter().all(|&c| c == b) {
+                    let o = Flat4::splat(origins[b as usize]);
+                    let (d, err) = two_sum(Flat4::load(&p[i..]), -o);
+                    let (local, left) = two_sum(d, err - Flat4::load(&r[i..]));
+                    let local = local.unload();
+                    for k in 0..4 {
+                        slots[i + k] = Slot {
+                            p: local[k],
+                            w: inv_mass[i + k],
+                        };
+                    }
+                    left.store(&mut lost[i..]);
+                    if with_starts {
+                        let (d, err) = two_sum(Flat4::load(&x[i..]), -o);
+                        (d + (err + Flat4::load(&e[i..]))).store(&mut starts[i..]);
+                    }
+                    i += 4;
+                    continue;
                 }
+                let o = origins[b as usize];
+                let (d, err) = two_sum(p[i], -o);
+                let (local, left) = two_sum(d, err - r[i]);
+                slots[i] = Slot {
+                    p: local,
+                    w: inv_mass[i],
+                };
+                lost[i] = left;
+                if with_starts {
+                    let (d, err) = two_sum(x[i], -o);
+                    starts[i] = d + (err + e[i]);
+                }
+                i += 1;
             }
         },
     );
 }
 
+/// The coordinates of four consecutive particles, flat (`x₀ y₀ z₀ x₁`, `y₁ z₁ x₂ y₂`,
+/// `z₂ x₃ y₃ z₃`) in three SIMD vectors: per-coordinate arithmetic on four particles at once.
+#[derive(Clone, Copy)]
+struct Flat4([f32x4; 3]);
+
+impl Flat4 {
+    /// The first four vectors of `v`.
+    #[inline(always)]
+    fn load(v: &[Vec3]) -> Self {
+        let f: [Real; 12] = std::array::from_fn(|k| v[k / 3][k % 3]);
+        Flat4(std::array::from_fn(|j| {
+            f32x4::new([f[4 * j], f[4 * j + 1], f[4 * j + 2], f[4 * j + 3]])
+        }))
+    }
+
+    /// `v` four times.
+    #[inline(always)]
+    fn splat(v: Vec3) -> Self {
+        Self::load(&[v; 4])
+    }
+
+    /// The four vectors.
+    #[inline(always)]
+    fn unload(self) -> [Vec3; 4] {
+        let f = self.0.map(f32x4::to_array);
+        std::array::from_fn(|i| Vec3::from_fn(|c, _| f[(3 * i + c) / 4][(3 * i + c) % 4]))
+    }
+
+    /// Writes the four vectors to the start of `v`.
+    #[inline(always)]
+    fn store(self, v: &mut [Vec3]) {
+        v[..4].copy_from_slice(&self.unload());
+    }
+}
+
+impl std::ops::Add for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Flat4(std::array::from_fn(|j| self.0[j] + o.0[j]))
+    }
+}
+
+impl std::ops::Sub for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Flat4(std::array::from_fn(|j| self.0[j] - o.0[j]))
+    }
+}
+
+impl std::ops::Neg for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Flat4(self.0.map(|v| -v))
+    }
+}
+
 /// `a + b` rounded, and its rounding error: `a + b` is exactly their sum (Knuth's TwoSum, per
 /// component).
 #[inline(always)]
-pub fn two_sum(a: Vec3, b: Vec3) -> (Vec3, Vec3) {
+pub fn two_sum<T>(a: T, b: T) -> (T, T)
+where
+    T: Copy + std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
+{
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
@@ -209,11 +293,23 @@ pub fn unpack(slots: &[Slot], origins: &[Vec3], lost: &[Vec3], ps: &mut Particle
         &ps.body[..],
     );
     team.for_each_chunk(fields, |_, ((p, rounding), (slots, lost), body)| {
-        let slots = slots.iter().zip(lost);
-        for (((p, r), (s, &lost)), &b) in p.iter_mut().zip(rounding).zip(slots).zip(body) {
-            let (world, err) = two_sum(s.p, origins[b as usize]);
-            *p = world;
-            *r = -(err + lost);
+        // Four particles of one body at a time, as in `pack`.
+        let mut i = 0;
+        while i < p.len() {
+            let b = body[i];
+            let o = origins[b as usize];
+            if i + 4 <= p.len() && body[i + 1..i + 4].iter().all(|&c| c == b) {
+                let local = Flat4::load(&std::array::from_fn::<_, 4, _>(|k| slots[i + k].p));
+                let (world, err) = two_sum(local, Flat4::splat(o));
+                world.store(&mut p[i..]);
+                (-(err + Flat4::load(&lost[i..]))).store(&mut rounding[i..]);
+                i += 4;
+                continue;
+            }
+            let (world, err) = two_sum(slots[i].p, o);
+            p[i] = world;
+            rounding[i] = -(err + lost[i]);
+            i += 1;
         }
     });
 }
