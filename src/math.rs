@@ -1,5 +1,7 @@
 //! Scalar and vector types of the simulation (nalgebra; the viewer converts to glam at its boundary).
 
+use wide::f32x4;
+
 /// The simulation's scalar: `f32`, for cache-friendly particle arrays.
 pub type Real = f32;
 /// A 3-vector in metres (positions), m/s (velocities) or unitless (normals).
@@ -206,6 +208,83 @@ pub fn atan2<T: Lanes>(y: T, x: T) -> T {
     let a = steep.select_gt(zero, T::splat(std::f32::consts::FRAC_PI_2) - a, a);
     let a = zero.select_gt(x, T::splat(std::f32::consts::PI) - a, a);
     zero.select_gt(y, -a, a)
+}
+
+/// The coordinates of four consecutive vectors (of four particles), flat (`x₀ y₀ z₀ x₁`,
+/// `y₁ z₁ x₂ y₂`, `z₂ x₃ y₃ z₃`) in three SIMD vectors: the per-particle stages' arithmetic,
+/// the same operations on each coordinate, on four particles at once and with the bits of
+/// doing it one [`Vec3`] at a time.
+#[derive(Clone, Copy)]
+pub struct Flat4([f32x4; 3]);
+
+impl Flat4 {
+    /// The first four vectors of `v`.
+    #[inline(always)]
+    pub fn load(v: &[Vec3]) -> Self {
+        let f: [Real; 12] = std::array::from_fn(|k| v[k / 3][k % 3]);
+        Flat4(std::array::from_fn(|j| {
+            f32x4::new([f[4 * j], f[4 * j + 1], f[4 * j + 2], f[4 * j + 3]])
+        }))
+    }
+
+    /// `v` four times.
+    #[inline(always)]
+    pub fn splat(v: Vec3) -> Self {
+        Self::load(&[v; 4])
+    }
+
+    /// The four vectors.
+    #[inline(always)]
+    pub fn unload(self) -> [Vec3; 4] {
+        let f = self.0.map(f32x4::to_array);
+        std::array::from_fn(|i| Vec3::from_fn(|c, _| f[(3 * i + c) / 4][(3 * i + c) % 4]))
+    }
+
+    /// Writes the four vectors to the start of `v`.
+    #[inline(always)]
+    pub fn store(self, v: &mut [Vec3]) {
+        v[..4].copy_from_slice(&self.unload());
+    }
+}
+
+impl std::ops::Add for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Flat4(std::array::from_fn(|j| self.0[j] + o.0[j]))
+    }
+}
+
+impl std::ops::Sub for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Flat4(std::array::from_fn(|j| self.0[j] - o.0[j]))
+    }
+}
+
+impl std::ops::Neg for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Flat4(self.0.map(|v| -v))
+    }
+}
+
+impl std::ops::Mul<Real> for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, s: Real) -> Self {
+        Flat4(self.0.map(|v| v * f32x4::splat(s)))
+    }
+}
+
+impl std::ops::Div<Real> for Flat4 {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, s: Real) -> Self {
+        Flat4(self.0.map(|v| v / f32x4::splat(s)))
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,9 @@
 //! [`ParticleSet::rounding`] and [`ParticleSet::residual`]).
 
 use super::team::Team;
-use crate::math::{Real, Vec3};
+use crate::math::{Flat4, Real, Vec3};
 use crate::particles::ParticleSet;
 use std::marker::PhantomData;
-use wide::f32x4;
 
 /// Predicted positions and inverse masses shared by the threads of a colored pass: a raw view of
 /// the projection's [`Slot`]s that hands out reads and writes of single particles.
@@ -210,65 +209,6 @@ pub fn pack(
             }
         },
     );
-}
-
-/// The coordinates of four consecutive particles, flat (`x₀ y₀ z₀ x₁`, `y₁ z₁ x₂ y₂`,
-/// `z₂ x₃ y₃ z₃`) in three SIMD vectors: per-coordinate arithmetic on four particles at once.
-#[derive(Clone, Copy)]
-struct Flat4([f32x4; 3]);
-
-impl Flat4 {
-    /// The first four vectors of `v`.
-    #[inline(always)]
-    fn load(v: &[Vec3]) -> Self {
-        let f: [Real; 12] = std::array::from_fn(|k| v[k / 3][k % 3]);
-        Flat4(std::array::from_fn(|j| {
-            f32x4::new([f[4 * j], f[4 * j + 1], f[4 * j + 2], f[4 * j + 3]])
-        }))
-    }
-
-    /// `v` four times.
-    #[inline(always)]
-    fn splat(v: Vec3) -> Self {
-        Self::load(&[v; 4])
-    }
-
-    /// The four vectors.
-    #[inline(always)]
-    fn unload(self) -> [Vec3; 4] {
-        let f = self.0.map(f32x4::to_array);
-        std::array::from_fn(|i| Vec3::from_fn(|c, _| f[(3 * i + c) / 4][(3 * i + c) % 4]))
-    }
-
-    /// Writes the four vectors to the start of `v`.
-    #[inline(always)]
-    fn store(self, v: &mut [Vec3]) {
-        v[..4].copy_from_slice(&self.unload());
-    }
-}
-
-impl std::ops::Add for Flat4 {
-    type Output = Self;
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        Flat4(std::array::from_fn(|j| self.0[j] + o.0[j]))
-    }
-}
-
-impl std::ops::Sub for Flat4 {
-    type Output = Self;
-    #[inline(always)]
-    fn sub(self, o: Self) -> Self {
-        Flat4(std::array::from_fn(|j| self.0[j] - o.0[j]))
-    }
-}
-
-impl std::ops::Neg for Flat4 {
-    type Output = Self;
-    #[inline(always)]
-    fn neg(self) -> Self {
-        Flat4(self.0.map(|v| -v))
-    }
 }
 
 /// `a + b` rounded, and its rounding error: `a + b` is exactly their sum (Knuth's TwoSum, per

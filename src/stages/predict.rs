@@ -1,6 +1,6 @@
 //! Stage 3: position prediction.
 
-use crate::math::Real;
+use crate::math::{Flat4, Real};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 
@@ -31,24 +31,30 @@ pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, 
         (&ps.v[..], &ps.radius[..]),
     );
     team.for_each_chunk(fields, |_, ((p, rounding), (x, residual), (v, radius))| {
-        let start = x.iter().zip(residual);
-        for (((p, r), (x, residual)), (v, radius)) in p
-            .iter_mut()
-            .zip(rounding)
-            .zip(start)
-            .zip(v.iter().zip(radius))
-        {
-            let mut step = v * h;
+        // Without a clamp, four particles at a time as flat vectors (the same bits); the rest,
+        // and every particle when the step may be clamped, one by one.
+        let whole = match max_displacement > 0.0 {
+            true => 0,
+            false => p.len() / 4 * 4,
+        };
+        for i in (0..whole).step_by(4) {
+            let (xi, step) = (Flat4::load(&x[i..]), Flat4::load(&v[i..]) * h);
+            let pi = xi + step;
+            pi.store(&mut p[i..]);
+            (((pi - xi) - step) - Flat4::load(&residual[i..])).store(&mut rounding[i..]);
+        }
+        for i in whole..p.len() {
+            let mut step = v[i] * h;
             // The length (a square root) only when there is a clamp.
-            let max = max_displacement * radius;
+            let max = max_displacement * radius[i];
             if max > 0.0 {
                 let len = step.norm();
                 if len > max {
                     step *= max / len;
                 }
             }
-            *p = x + step;
-            *r = ((*p - x) - step) - residual;
+            p[i] = x[i] + step;
+            rounding[i] = ((p[i] - x[i]) - step) - residual[i];
         }
     });
 }
