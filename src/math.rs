@@ -210,40 +210,75 @@ pub fn atan2<T: Lanes>(y: T, x: T) -> T {
     zero.select_gt(y, -a, a)
 }
 
+/// The vectors of the per-particle stages (pack, prediction, velocity update), taken one
+/// particle at a time ([`Vec3`]) or four ([`Flat4`]): each stage writes its arithmetic once,
+/// generic over `Coords`, and gets the same bits either way (the same operations on each
+/// coordinate).
+pub trait Coords:
+    Copy
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Neg<Output = Self>
+    + std::ops::Mul<Real, Output = Self>
+    + std::ops::Div<Real, Output = Self>
+{
+    /// How many particles' vectors it holds.
+    const N: usize;
+    /// The first `N` vectors of `v`.
+    fn load(v: &[Vec3]) -> Self;
+    /// `v` for each of the `N` particles.
+    fn splat(v: Vec3) -> Self;
+    /// Writes the `N` vectors to the start of `v`.
+    fn store(self, v: &mut [Vec3]);
+}
+
+impl Coords for Vec3 {
+    const N: usize = 1;
+
+    #[inline(always)]
+    fn load(v: &[Vec3]) -> Self {
+        v[0]
+    }
+
+    #[inline(always)]
+    fn splat(v: Vec3) -> Self {
+        v
+    }
+
+    #[inline(always)]
+    fn store(self, v: &mut [Vec3]) {
+        v[0] = self;
+    }
+}
+
 /// The coordinates of four consecutive vectors (of four particles), flat (`x₀ y₀ z₀ x₁`,
-/// `y₁ z₁ x₂ y₂`, `z₂ x₃ y₃ z₃`) in three SIMD vectors: the per-particle stages' arithmetic,
-/// the same operations on each coordinate, on four particles at once and with the bits of
-/// doing it one [`Vec3`] at a time.
-#[derive(Clone, Copy)]
+/// `y₁ z₁ x₂ y₂`, `z₂ x₃ y₃ z₃`) in three SIMD vectors: the per-particle stages' [`Coords`] for
+/// four particles at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Flat4([f32x4; 3]);
 
-impl Flat4 {
-    /// The first four vectors of `v`.
+impl Coords for Flat4 {
+    const N: usize = 4;
+
     #[inline(always)]
-    pub fn load(v: &[Vec3]) -> Self {
+    fn load(v: &[Vec3]) -> Self {
         let f: [Real; 12] = std::array::from_fn(|k| v[k / 3][k % 3]);
         Flat4(std::array::from_fn(|j| {
             f32x4::new([f[4 * j], f[4 * j + 1], f[4 * j + 2], f[4 * j + 3]])
         }))
     }
 
-    /// `v` four times.
     #[inline(always)]
-    pub fn splat(v: Vec3) -> Self {
+    fn splat(v: Vec3) -> Self {
         Self::load(&[v; 4])
     }
 
-    /// The four vectors.
     #[inline(always)]
-    pub fn unload(self) -> [Vec3; 4] {
+    fn store(self, v: &mut [Vec3]) {
         let f = self.0.map(f32x4::to_array);
-        std::array::from_fn(|i| Vec3::from_fn(|c, _| f[(3 * i + c) / 4][(3 * i + c) % 4]))
-    }
-
-    /// Writes the four vectors to the start of `v`.
-    #[inline(always)]
-    pub fn store(self, v: &mut [Vec3]) {
-        v[..4].copy_from_slice(&self.unload());
+        for (i, v) in v[..4].iter_mut().enumerate() {
+            *v = Vec3::from_fn(|c, _| f[(3 * i + c) / 4][(3 * i + c) % 4]);
+        }
     }
 }
 
@@ -290,6 +325,24 @@ impl std::ops::Div<Real> for Flat4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn four_particles_flat_give_the_bits_of_one_at_a_time() {
+        let v: Vec<Vec3> = (0..4)
+            .map(|i| Vec3::new(0.1 + i as Real, -1.3 * i as Real, 7.0 / (i + 3) as Real))
+            .collect();
+        let w: Vec<Vec3> = v.iter().map(|x| x.map(|c| c * 0.37 - 2.0)).collect();
+        let o = Vec3::new(1e3, -2e-3, 5.0);
+        // Every operation of `Coords`, four at a time and one at a time.
+        fn ops<T: Coords>(a: T, b: T, o: T) -> T {
+            -((a + b) * 0.7 - o) / 3.0
+        }
+        let mut flat = vec![Vec3::zeros(); 4];
+        ops(Flat4::load(&v), Flat4::load(&w), Flat4::splat(o)).store(&mut flat);
+        for i in 0..4 {
+            assert_eq!(flat[i], ops(v[i], w[i], o), "particle {i}");
+        }
+    }
 
     #[test]
     fn atan2_is_within_its_error_bound_all_round_the_circle() {

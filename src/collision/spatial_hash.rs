@@ -35,9 +35,10 @@ pub struct SpatialHash {
     /// Per bucket, the first of its entries at or above the last query's `from` (see
     /// [`for_each_near`](Self::for_each_near)): the sweep of queries only moves it forward.
     cursor: Vec<u32>,
-    /// The cells (lowest and highest corner) of the last query, and their buckets, each once:
-    /// the next query over the same cells, often its neighbour in the grid's order, reuses them.
+    /// The cells (lowest and highest corner) of the last query: the next query over the same
+    /// cells, often its neighbour in the grid's order, reuses their buckets in `near`.
     last_cells: Option<([i32; 3], [i32; 3])>,
+    /// The buckets of `last_cells`, each once.
     near: Vec<usize>,
     /// The last query's `from`.
     last_from: u32,

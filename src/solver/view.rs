@@ -11,7 +11,7 @@
 //! [`ParticleSet::rounding`] and [`ParticleSet::residual`]).
 
 use super::team::Team;
-use crate::math::{Flat4, Real, Vec3};
+use crate::math::{Coords, Flat4, Real, Vec3};
 use crate::particles::ParticleSet;
 use std::marker::PhantomData;
 
@@ -167,48 +167,56 @@ pub fn pack(
     team.for_each_chunk(
         fields,
         |_, ((slots, starts, lost), (p, x), (inv_mass, body))| {
-            let (p, r) = p;
-            let (x, e) = x;
-            // Four particles of one body at a time as flat vectors of their coordinates (the
-            // same operations on each coordinate, so the same bits), the others one by one.
+            // Four particles of one body at a time, the others one by one.
             let mut i = 0;
             while i < slots.len() {
-                let b = body[i];
-                if i + 4 <= slots.len() && body[i + 1..i + 4].iter().all(|&c| c == b) {
-                    let o = Flat4::splat(origins[b as usize]);
-                    let (d, err) = two_sum(Flat4::load(&p[i..]), -o);
-                    let (local, left) = two_sum(d, err - Flat4::load(&r[i..]));
-                    let local = local.unload();
-                    for k in 0..4 {
-                        slots[i + k] = Slot {
-                            p: local[k],
-                            w: inv_mass[i + k],
-                        };
-                    }
-                    left.store(&mut lost[i..]);
-                    if with_starts {
-                        let (d, err) = two_sum(Flat4::load(&x[i..]), -o);
-                        (d + (err + Flat4::load(&e[i..]))).store(&mut starts[i..]);
-                    }
+                let o = origins[body[i] as usize];
+                let out = (&mut slots[i..], &mut lost[i..], &mut starts[i..]);
+                let from = ((&p.0[i..], &p.1[i..]), &inv_mass[i..]);
+                let start = with_starts.then_some((&x.0[i..], &x.1[i..]));
+                if one_body(body, i) {
+                    pack_at::<Flat4>(o, from, start, out);
                     i += 4;
-                    continue;
+                } else {
+                    pack_at::<Vec3>(o, from, start, out);
+                    i += 1;
                 }
-                let o = origins[b as usize];
-                let (d, err) = two_sum(p[i], -o);
-                let (local, left) = two_sum(d, err - r[i]);
-                slots[i] = Slot {
-                    p: local,
-                    w: inv_mass[i],
-                };
-                lost[i] = left;
-                if with_starts {
-                    let (d, err) = two_sum(x[i], -o);
-                    starts[i] = d + (err + e[i]);
-                }
-                i += 1;
             }
         },
     );
+}
+
+/// Whether the four particles from `i` exist and belong to one body (`body` per particle), so
+/// that [`pack`] and [`unpack`] take them as one [`Flat4`].
+#[inline(always)]
+fn one_body(body: &[u32], i: usize) -> bool {
+    i + 4 <= body.len() && body[i + 1..i + 4].iter().all(|&c| c == body[i])
+}
+
+/// [`pack`] of the `T::N` particles at the start of the slices, all of a body whose origin is
+/// `o`: from their predicted positions and roundings `p` and inverse masses `w` into their
+/// slots and `lost`, and, when given their start positions and residuals, into `starts`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn pack_at<T: Coords>(
+    o: Vec3,
+    ((p, r), w): ((&[Vec3], &[Vec3]), &[Real]),
+    start: Option<(&[Vec3], &[Vec3])>,
+    (slots, lost, starts): (&mut [Slot], &mut [Vec3], &mut [Vec3]),
+) {
+    let o = T::splat(o);
+    let (d, err) = two_sum(T::load(p), -o);
+    let (local, left) = two_sum(d, err - T::load(r));
+    let mut at = [Vec3::zeros(); 4];
+    local.store(&mut at);
+    for k in 0..T::N {
+        slots[k] = Slot { p: at[k], w: w[k] };
+    }
+    left.store(lost);
+    if let Some((x, e)) = start {
+        let (d, err) = two_sum(T::load(x), -o);
+        (d + (err + T::load(e))).store(starts);
+    }
 }
 
 /// `a + b` rounded, and its rounding error: `a + b` is exactly their sum (Knuth's TwoSum, per
@@ -236,22 +244,32 @@ pub fn unpack(slots: &[Slot], origins: &[Vec3], lost: &[Vec3], ps: &mut Particle
         // Four particles of one body at a time, as in `pack`.
         let mut i = 0;
         while i < p.len() {
-            let b = body[i];
-            let o = origins[b as usize];
-            if i + 4 <= p.len() && body[i + 1..i + 4].iter().all(|&c| c == b) {
-                let local = Flat4::load(&std::array::from_fn::<_, 4, _>(|k| slots[i + k].p));
-                let (world, err) = two_sum(local, Flat4::splat(o));
-                world.store(&mut p[i..]);
-                (-(err + Flat4::load(&lost[i..]))).store(&mut rounding[i..]);
+            let o = origins[body[i] as usize];
+            let out = (&mut p[i..], &mut rounding[i..]);
+            if one_body(body, i) {
+                unpack_at::<Flat4>(o, &slots[i..], &lost[i..], out);
                 i += 4;
-                continue;
+            } else {
+                unpack_at::<Vec3>(o, &slots[i..], &lost[i..], out);
+                i += 1;
             }
-            let (world, err) = two_sum(slots[i].p, o);
-            p[i] = world;
-            rounding[i] = -(err + lost[i]);
-            i += 1;
         }
     });
+}
+
+/// [`unpack`] of the `T::N` particles at the start of the slices, all of a body whose origin
+/// is `o`: their slots' positions and `lost` back to world positions and roundings.
+#[inline(always)]
+fn unpack_at<T: Coords>(
+    o: Vec3,
+    slots: &[Slot],
+    lost: &[Vec3],
+    (p, rounding): (&mut [Vec3], &mut [Vec3]),
+) {
+    let local: [Vec3; 4] = std::array::from_fn(|k| slots[k.min(T::N - 1)].p);
+    let (world, err) = two_sum(T::load(&local), T::splat(o));
+    world.store(p);
+    (-(err + T::load(lost))).store(rounding);
 }
 
 /// Adds to `slots` what was done to the predicted positions of `ps` since [`unpack`] wrote them

@@ -1,6 +1,6 @@
 //! Stage 3: position prediction.
 
-use crate::math::{Flat4, Real};
+use crate::math::{Coords, Flat4, Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 
@@ -31,17 +31,16 @@ pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, 
         (&ps.v[..], &ps.radius[..]),
     );
     team.for_each_chunk(fields, |_, ((p, rounding), (x, residual), (v, radius))| {
-        // Without a clamp, four particles at a time as flat vectors (the same bits); the rest,
-        // and every particle when the step may be clamped, one by one.
+        // Without a clamp, four particles at a time; the rest, and every particle when the step
+        // may be clamped (by its own length), one by one.
         let whole = match max_displacement > 0.0 {
             true => 0,
             false => p.len() / 4 * 4,
         };
         for i in (0..whole).step_by(4) {
-            let (xi, step) = (Flat4::load(&x[i..]), Flat4::load(&v[i..]) * h);
-            let pi = xi + step;
-            pi.store(&mut p[i..]);
-            (((pi - xi) - step) - Flat4::load(&residual[i..])).store(&mut rounding[i..]);
+            let (x, step) = (Flat4::load(&x[i..]), Flat4::load(&v[i..]) * h);
+            let out = (&mut p[i..], &mut rounding[i..]);
+            predict_at(x, step, Flat4::load(&residual[i..]), out);
         }
         for i in whole..p.len() {
             let mut step = v[i] * h;
@@ -53,10 +52,18 @@ pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, 
                     step *= max / len;
                 }
             }
-            p[i] = x[i] + step;
-            rounding[i] = ((p[i] - x[i]) - step) - residual[i];
+            predict_at(x[i], step, residual[i], (&mut p[i..], &mut rounding[i..]));
         }
     });
+}
+
+/// The predicted positions `x + step` of the `T::N` particles at the start of `p`, and their
+/// roundings (what `p` leaves out of `x + residual + step`).
+#[inline(always)]
+fn predict_at<T: Coords>(x: T, step: T, residual: T, (p, rounding): (&mut [Vec3], &mut [Vec3])) {
+    let predicted = x + step;
+    predicted.store(p);
+    (((predicted - x) - step) - residual).store(rounding);
 }
 
 #[cfg(test)]

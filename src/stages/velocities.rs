@@ -4,7 +4,7 @@ use crate::collision::Collider;
 use crate::constraints::contact::{self, supported};
 use crate::constraints::surface_contact::{SURFACE_PARTICLES, surface_inverse_mass};
 use crate::constraints::{ContactMaterial, ContactSet, ParticleContactSet, SurfaceContactSet};
-use crate::math::{Flat4, Real, Vec3};
+use crate::math::{Coords, Flat4, Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 
@@ -103,19 +103,15 @@ pub fn update_velocities(
         (&ps.p[..], &ps.rounding[..]),
     );
     team.for_each_chunk(fields, |_, ((v, x, residual), (p, rounding))| {
-        // Four particles at a time as flat vectors (the same bits), the rest one by one.
+        // Four particles at a time, the rest one by one.
         let whole = p.len() / 4 * 4;
         for i in (0..whole).step_by(4) {
-            let (pi, r) = (Flat4::load(&p[i..]), Flat4::load(&rounding[i..]));
-            let (xi, e) = (Flat4::load(&x[i..]), Flat4::load(&residual[i..]));
-            (((pi - xi) - (r + e)) / h).store(&mut v[i..]);
-            pi.store(&mut x[i..]);
-            (-r).store(&mut residual[i..]);
+            let state = (&mut v[i..], &mut x[i..], &mut residual[i..]);
+            advance::<Flat4>(&p[i..], &rounding[i..], h, state);
         }
         for i in whole..p.len() {
-            v[i] = ((p[i] - x[i]) - (rounding[i] + residual[i])) / h;
-            x[i] = p[i];
-            residual[i] = -rounding[i];
+            let state = (&mut v[i..], &mut x[i..], &mut residual[i..]);
+            advance::<Vec3>(&p[i..], &rounding[i..], h, state);
         }
     });
     respond_colliders(ps, contacts, colliders, gravity.norm(), h);
@@ -129,6 +125,22 @@ pub fn update_velocities(
         h,
         up,
     );
+}
+
+/// The velocities `v = (p − x − rounding − residual) / h` of the `T::N` particles at the start of
+/// the slices, from their predicted positions `p` and roundings; the positions `x` move to `p`
+/// and keep what world coordinates leave out of it in `residual`.
+#[inline(always)]
+fn advance<T: Coords>(
+    p: &[Vec3],
+    rounding: &[Vec3],
+    h: Real,
+    (v, x, residual): (&mut [Vec3], &mut [Vec3], &mut [Vec3]),
+) {
+    let (p, r) = (T::load(p), T::load(rounding));
+    (((p - T::load(x)) - (r + T::load(residual))) / h).store(v);
+    p.store(x);
+    (-r).store(residual);
 }
 
 /// [`respond`] at every collider contact that pushed, with velocities taken relative to the
