@@ -12,6 +12,7 @@ use supple::World;
 use supple::constraints::bending::solve_dihedral;
 use supple::constraints::distance::solve_distance;
 use supple::constraints::family::{Family, FamilyKind};
+use supple::constraints::isometric::{isometric_weights, solve_isometric};
 use supple::constraints::volume::solve_tet_volume;
 use supple::constraints::{ConstraintSets, Stiffness};
 use supple::math::Vec3;
@@ -56,6 +57,20 @@ fn kernels(c: &mut Criterion) {
             )
         })
     });
+    let flat = [quad[0], quad[1], quad[2], Vec3::new(0.6, -0.8, 0.0)];
+    let weights = isometric_weights(flat).unwrap();
+    c.bench_function("solve_isometric", |b| {
+        b.iter(|| {
+            solve_isometric(
+                black_box(quad),
+                black_box([1.0; 4]),
+                black_box(weights),
+                black_box(0.0),
+                None,
+                &k,
+            )
+        })
+    });
     c.bench_function("solve_tet_volume", |b| {
         b.iter(|| {
             solve_tet_volume(
@@ -71,8 +86,8 @@ fn kernels(c: &mut Criterion) {
 }
 
 /// A 64 x 64 cloth like W at N = 64 (1 m, pinned at two corners, every constraint rigid), 10
-/// substeps of 4 Gauss-Seidel iterations, with bending `kind` (`dihedral` or `cross-distance`):
-/// the pair of scenes that differ only in the bending kind.
+/// substeps of 4 Gauss-Seidel iterations, with bending `kind` (`dihedral`, `cross-distance` or
+/// `isometric`): scenes that differ only in the bending kind.
 fn bend_cloth(kind: &str) -> World {
     let text = format!(
         r#"
@@ -166,7 +181,8 @@ fn bench_pass<const K: usize, Kind: FamilyKind<K> + Send>(
 }
 
 /// One pass over W's 48,641 stretch constraints at N = 128, over W's 12,033 at N = 64 (serial
-/// and colored), over the dihedral family of [`bend_cloth`] (11,781 constraints), and over the
+/// and colored), over the dihedral and isometric families of [`bend_cloth`] (11,781 constraints
+/// each), and over the
 /// bunny's 50,292 tet volumes and 64,635 edges, each from the state after 10 frames.
 fn family_passes(c: &mut Criterion) {
     let w = settled(workload_w(128, SolverMethod::GaussSeidel));
@@ -176,6 +192,8 @@ fn family_passes(c: &mut Criterion) {
     bench_pass(c, "stretch_pass_n64_colored", &w, true, |cs| &cs.stretch);
     let cloth = settled(bend_cloth("dihedral"));
     bench_pass(c, "dihedral_pass_n64", &cloth, false, |cs| &cs.dihedral);
+    let cloth = settled(bend_cloth("isometric"));
+    bench_pass(c, "isometric_pass_n64", &cloth, false, |cs| &cs.isometric);
     let bunny = settled(bunny());
     bench_pass(c, "tet_volume_pass_bunny32", &bunny, false, |cs| &cs.volume);
     bench_pass(c, "tet_edge_pass_bunny32", &bunny, false, |cs| &cs.stretch);
@@ -185,7 +203,7 @@ fn family_passes(c: &mut Criterion) {
 fn bend_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("bend_frame_n64");
     group.sample_size(20);
-    for kind in ["dihedral", "cross-distance"] {
+    for kind in ["dihedral", "cross-distance", "isometric"] {
         let mut world = settled(bend_cloth(kind));
         group.bench_function(kind, |b| b.iter(|| world.step().unwrap()));
     }

@@ -41,7 +41,7 @@ Stiffness = Union["Pbd", "PbdCorrected", "Xpbd", StiffnessDict]
 `{"model": "elastic", "stiffness": 500.0}` (a physical modulus: EA in N for rope stretch, E*t in
 N/m for cloth stretch and shear, D in N*m for cloth dihedral bending),
 `{"model": "elastic", "youngs": 1e5, "poisson": 0.3}` (a soft body's tet `volume`: Young's modulus
-in Pa and Poisson ratio, Neo-Hookean tets), or the classes of the first three. Cloth `bend` also takes `"kind"`: "dihedral" or "cross-distance"."""
+in Pa and Poisson ratio, Neo-Hookean tets), or the classes of the first three. Cloth `bend` also takes `"kind"`: "dihedral", "cross-distance" or "isometric" (flat cloth only)."""
 ShapeMaterial = TypedDict(
     "ShapeMaterial",
     {"stiffness": float, "beta": float, "yield": float, "creep": float, "max": float},
@@ -154,7 +154,7 @@ class World:
         pins: Optional[Sequence[int]] = None,
         stretch: Optional[Stiffness] = None,
         bend: Optional[Stiffness] = None,
-        bend_kind: Optional[Literal["dihedral", "cross-distance"]] = None,
+        bend_kind: Optional[Literal["dihedral", "cross-distance", "isometric"]] = None,
         thickness: float = 0.01,
         damping: float = 0.0,
         drag: float = 0.0,
@@ -188,7 +188,7 @@ class World:
         stretch: Optional[Stiffness] = None,
         shear: Optional[Stiffness] = None,
         bend: Optional[Stiffness] = None,
-        bend_kind: Optional[Literal["dihedral", "cross-distance"]] = None,
+        bend_kind: Optional[Literal["dihedral", "cross-distance", "isometric"]] = None,
         thickness: float = 0.01,
         damping: float = 0.0,
         drag: float = 0.0,

@@ -120,6 +120,8 @@ pub enum Stage {
     BendDistance,
     /// Projection of dihedral bending.
     Dihedral,
+    /// Projection of isometric bending.
+    Isometric,
     /// Projection of tet volumes.
     Volume,
     /// Projection of long-range attachments (tethers).
@@ -145,7 +147,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in the order of the report and the CSV columns.
-    pub const ALL: [Stage; 19] = [
+    pub const ALL: [Stage; 20] = [
         Stage::Setup,
         Stage::Forces,
         Stage::Damping,
@@ -165,6 +167,8 @@ impl Stage {
         Stage::Pack,
         Stage::Velocities,
         Stage::Check,
+        // Last, so that the columns before it keep their places in the CSV.
+        Stage::Isometric,
     ];
 
     /// The stage's name in the report's `stage_ms` and in CSV columns.
@@ -179,6 +183,7 @@ impl Stage {
             Stage::Stretch => "stretch",
             Stage::BendDistance => "bend_distance",
             Stage::Dihedral => "dihedral",
+            Stage::Isometric => "isometric",
             Stage::Volume => "volume",
             Stage::Tether => "tether",
             Stage::Pressure => "pressure",

@@ -223,6 +223,28 @@ fn a_mesh_cloth_runs() {
 }
 
 #[test]
+fn isometric_bending_takes_flat_cloths_only() {
+    let isometric = |scene: &str| {
+        scene.replace(
+            r#"model = "xpbd", compliance = 0.0 }"#,
+            r#"model = "xpbd", compliance = 0.0 }
+bend = { model = "xpbd", compliance = 1.0, kind = "isometric" }"#,
+        )
+    };
+    let flat = b"v 0 0 0\nv 1 0 0\nv 0 0 1\nv 1 0 1\nf 1 3 2\nf 2 3 4\n";
+    let (ok, stderr, _) = run(&isometric(&mesh_scene()), Some(flat));
+    assert!(ok, "{stderr}");
+    // The same sheet with one corner raised by its side: folded by acos(1/√3) = 54.74° along
+    // its diagonal.
+    let folded = b"v 0 0 0\nv 1 0 0\nv 0 0 1\nv 1 1 1\nf 1 3 2\nf 2 3 4\n";
+    fails_with(
+        &isometric(&mesh_scene()),
+        Some(folded),
+        &["`cloth[0].bend`", "flat at rest", "54.74°", "dihedral"],
+    );
+}
+
+#[test]
 fn bad_meshes_name_the_scene_key_and_the_mesh_line() {
     let scene = mesh_scene();
     fails_with(

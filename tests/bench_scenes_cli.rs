@@ -9,7 +9,7 @@ use std::path::Path;
 /// The CSV header the issue names: four columns, then one per stage of the step.
 const HEADER: &str = "scene,threads,ms_per_frame,realtime_factor,setup,forces,damping,predict,\
 collision_detection,shape_matching,stretch,bend_distance,dihedral,volume,tether,pressure,attachment,\
-particle_contact,surface_contact,contact,pack,velocities,check";
+particle_contact,surface_contact,contact,pack,velocities,check,isometric";
 
 fn scenes_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")

@@ -5,7 +5,7 @@ use supple::World;
 mod common;
 use common::workload_w;
 use supple::params::SolverMethod;
-use supple::scene::load_scene;
+use supple::scene::parse_scene;
 
 /// Steps `world` by `frames` frames in a pool of `threads` threads (a frame's substeps run in a
 /// team of all of them for `colored` and `jacobi`), and returns the positions.
@@ -51,16 +51,21 @@ fn cloth_is_bit_identical_for_1_2_and_4_threads() {
 }
 
 #[test]
-fn scene_with_dihedral_bending_and_contacts_is_thread_independent() {
+fn scene_with_dihedral_or_isometric_bending_and_contacts_is_thread_independent() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/flag.toml");
-    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
-        let world = || with_method(load_scene(&path).unwrap().world, method);
-        let one = positions_after(world(), 30, 1);
-        for threads in [2, 4] {
-            assert!(
-                positions_after(world(), 30, threads) == one,
-                "{method:?}: {threads} threads"
-            );
+    let dihedral = std::fs::read_to_string(&path).unwrap();
+    let isometric = dihedral.replace("kind = \"dihedral\"", "kind = \"isometric\"");
+    assert!(isometric != dihedral, "the flag's bending is dihedral");
+    for text in [dihedral, isometric] {
+        for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+            let world = || with_method(parse_scene(&text, &path).unwrap(), method);
+            let one = positions_after(world(), 30, 1);
+            for threads in [2, 4] {
+                assert!(
+                    positions_after(world(), 30, threads) == one,
+                    "{method:?}: {threads} threads"
+                );
+            }
         }
     }
 }

@@ -324,7 +324,7 @@ pub fn stiffness(
     Ok((stiffness, kind))
 }
 
-/// A cloth's bending kind by its scene name, `dihedral` or `cross-distance`.
+/// A cloth's bending kind by its scene name, `dihedral`, `cross-distance` or `isometric`.
 pub fn bend_kind(name: &str, key: &str) -> PyResult<BendKind> {
     BendKind::from_name(name).map_err(|e| build_error(BuildError::new(key, e.message), &[]))
 }

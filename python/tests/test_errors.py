@@ -118,3 +118,19 @@ def test_a_blow_up_raises_simulation_error():
     with pytest.raises(supple.SimulationError, match="body 'r' has a non-finite position at frame 1"):
         world.step(5)
     assert issubclass(supple.SimulationError, RuntimeError)
+
+
+def test_isometric_bending_takes_a_flat_cloth_and_refuses_a_folded_one():
+    flat = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0]])
+    triangles = [[0, 2, 1], [1, 2, 3]]
+    rigid = {"model": "xpbd", "compliance": 0.0}
+    world = supple.World()
+    world.add_cloth(flat, triangles, 1.0, bend=rigid, bend_kind="isometric", pins=[0])
+    world.step(2)
+    assert world.stats()["stage_ms"]["isometric"] > 0
+    folded = flat.copy()
+    folded[3, 1] = 1.0  # one corner raised: the two triangles meet at 54.74 degrees
+    world = supple.World()
+    with pytest.raises(ValueError, match=r"`bend` kind = \"isometric\" needs a cloth that is flat at rest.*54\.74°"):
+        world.add_cloth(folded, triangles, 1.0, bend=rigid, bend_kind="isometric")
+    assert world.bodies() == []

@@ -3,6 +3,7 @@
 use super::tear::Tear;
 use super::{Body, BodyKind, MAX_PARTICLES};
 use crate::constraints::bending::dihedral_angle_and_gradient;
+use crate::constraints::isometric::{isometric_curvature, isometric_weights};
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
@@ -21,21 +22,30 @@ pub enum BendKind {
     Dihedral,
     /// A distance constraint between the two vertices opposite a shared edge.
     CrossDistance,
+    /// The quadratic bending energy of a cloth that is flat at rest (Bergou et al. 2006): a
+    /// constraint linear in the hinge's positions, cheaper than the dihedral angle and the same
+    /// for small folds (see [`isometric`](crate::constraints::isometric)).
+    Isometric,
 }
 
 impl BendKind {
-    /// The kind's name in scene files: `dihedral` or `cross-distance`.
+    /// The kind's name in scene files: `dihedral`, `cross-distance` or `isometric`.
     pub fn name(self) -> &'static str {
         match self {
             BendKind::Dihedral => "dihedral",
             BendKind::CrossDistance => "cross-distance",
+            BendKind::Isometric => "isometric",
         }
     }
 
     /// Parses a scene-file name; the error (at key `kind`) lists the names.
     pub fn from_name(name: &str) -> Checked<Self> {
         named(
-            &[BendKind::Dihedral, BendKind::CrossDistance],
+            &[
+                BendKind::Dihedral,
+                BendKind::CrossDistance,
+                BendKind::Isometric,
+            ],
             BendKind::name,
             name,
             "kind",
@@ -364,6 +374,10 @@ impl ClothDesc {
                 "needs `kind = \"dihedral\"` (a cross-distance spring has no bending modulus)",
             )?,
             Some((bend, BendKind::Dihedral)) => validate::stiffness(bend, "bend")?,
+            Some((bend, BendKind::Isometric)) => {
+                validate::stiffness(bend, "bend")?;
+                self.check_flat()?;
+            }
             None => {}
         }
         validate::non_negative(self.drag, "drag")?;
@@ -372,6 +386,29 @@ impl ClothDesc {
             tear.validate(self.shape.is_some())?;
         }
         super::validate_common(self.thickness, self.damping, self.shape.as_ref())
+    }
+
+    /// Checks that every hinge is flat at rest, as isometric bending needs: its measure of the
+    /// fold (`2 sin(θ/2)`, see [`isometric_curvature`]) at most [`FLAT_AT_REST`].
+    fn check_flat(&self) -> Checked {
+        let x = &self.positions;
+        for q in triangle_pairs(&self.triangles) {
+            let corners = q.map(|i| x[i as usize]);
+            let Some(k) = isometric_weights(corners) else {
+                continue;
+            };
+            let fold = isometric_curvature(corners, k);
+            validate::check(fold <= FLAT_AT_REST, "bend", || {
+                let degrees = (2.0 * (fold / 2.0).min(1.0).asin()).to_degrees();
+                format!(
+                    "kind = \"isometric\" needs a cloth that is flat at rest, but the triangles on \
+                     the edge between vertices {} and {} (counted from 0) meet at {degrees:.2}° \
+                     from flat: use kind = \"dihedral\" for a curved cloth",
+                    q[0], q[1]
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// Adds the cloth's particles (sharing its mass equally, pins with zero inverse mass), a
@@ -489,7 +526,7 @@ impl ClothDesc {
         if let Some((stiffness, kind)) = self.bend {
             let pairs = triangle_pairs(triangles);
             match kind {
-                BendKind::Dihedral => {
+                BendKind::Dihedral | BendKind::Isometric => {
                     for q in order_for_batches(pairs) {
                         let corners = q.map(|i| rest[i as usize]);
                         let lattice = match (alternating, is_shear(q[0], q[1])) {
@@ -497,10 +534,16 @@ impl ClothDesc {
                             (true, false) => ALTERNATING_GRID_HINGES[0],
                             (true, true) => ALTERNATING_GRID_HINGES[1],
                         };
-                        let mat = cs
-                            .dihedral
-                            .materials
-                            .add_element(stiffness, lattice * hinge_weight(corners));
+                        // The two kinds measure a small fold alike, so their hinges weigh alike.
+                        let weight = lattice * hinge_weight(corners);
+                        if kind == BendKind::Isometric {
+                            let mat = cs.isometric.materials.add_element(stiffness, weight);
+                            if let Some(k) = isometric_weights(corners) {
+                                cs.isometric.push_weighted(q.map(at), 0.0, k, mat);
+                            }
+                            continue;
+                        }
+                        let mat = cs.dihedral.materials.add_element(stiffness, weight);
                         let theta = dihedral_angle_and_gradient(corners).map_or(0.0, |(t, _)| t);
                         cs.dihedral.push_constraint(q.map(at), theta, mat);
                     }
@@ -550,6 +593,10 @@ fn membrane_weights(x: &[Vec3], triangles: &[[u32; 3]]) -> HashMap<[u32; 2], Rea
     }
     g
 }
+
+/// The largest fold at rest that [`BendKind::Isometric`] takes as flat: `2 sin(θ/2)` of 0.06°
+/// (vertices rounded to a few digits in a file stay well within it).
+const FLAT_AT_REST: Real = 1e-3;
 
 /// The factors of [`hinge_weight`] on a grid whose diagonals alternate: 4/3 on the grid's lines
 /// and 2/3 on its cell diagonals, so that every hinge of a square cell gets `4/3 D`. Relaxed over

@@ -152,6 +152,7 @@ impl Tearing {
         cs.stretch.remove_from(first);
         cs.bend_distance.remove_from(first);
         cs.dihedral.remove_from(first);
+        cs.isometric.remove_from(first);
         cs.tether.remove_from(first);
         let rest: Vec<Vec3> = self
             .origin

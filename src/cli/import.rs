@@ -96,7 +96,7 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<()> {
 
 fn constraint_count(scene: &Scene) -> usize {
     let cs = &scene.world.constraints;
-    cs.stretch.len() + cs.dihedral.len() + cs.volume.len() + cs.pressure.len()
+    cs.stretch.len() + cs.dihedral.len() + cs.isometric.len() + cs.volume.len() + cs.pressure.len()
 }
 
 /// Loads and cleans the mesh (printing what was cleaned), builds the scene of the import and

@@ -6,7 +6,7 @@
 //! are projected with AVX where the processor has it (x86-64), with `wide::f32x8` otherwise (see
 //! [`crate::solver::simd`]).
 
-use super::family::{FamilyData, FamilyKind};
+use super::family::{FamilyData, FamilyKind, Weights};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Lanes, Real};
 use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
@@ -48,6 +48,10 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, co
         assert!(
             data.rest.len() == data.ids.len() && data.offsets.len() == data.ids.len(),
             "one rest value and one set of offsets per constraint"
+        );
+        assert!(
+            !Kind::WEIGHTED || data.weights.len() == data.ids.len(),
+            "one set of weights per constraint of a weighted kind"
         );
         // A cloth's stretch and shear are two materials, usually alike.
         let uniform = match data.coeffs {
@@ -205,7 +209,11 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
             scale: join(ga.k.scale, gb.k.scale),
         };
         let (rest, lambda) = (join(ga.rest, gb.rest), join(ga.lambda, gb.lambda));
-        let r = Kind::project(p, w, rest, lambda, dx, &k);
+        let mut weights = [zero; 4];
+        for (n, w) in weights.iter_mut().enumerate() {
+            *w = join(ga.weights[n], gb.weights[n]);
+        }
+        let r = Kind::project(p, w, rest, weights, lambda, dx, &k);
         // The moved positions added in the pair's lanes, then halved, rather than from each
         // batch's gathered halves, which would then stay alive across the projection and spill.
         let zero = V::splat(0.0);
@@ -249,7 +257,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
     ) {
         // SAFETY: forwarded from the caller.
         let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
-        let r = Kind::project(g.p, g.w, g.rest, g.lambda, g.dx, &g.k);
+        let r = Kind::project(g.p, g.w, g.rest, g.weights, g.lambda, g.dx, &g.k);
         // SAFETY: as above.
         unsafe { g.scatter(r.dp, v) };
         self.keep(lambda, g.lambda, &g.k, r.delta_lambda);
@@ -328,6 +336,12 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         } else {
             None
         };
+        let weights = match Kind::WEIGHTED {
+            // SAFETY: a weighted family holds one set of weights per constraint (checked in
+            // `Batched::new`), and the lanes are its constraints.
+            true => unsafe { lane_weights::<V, RUNS>(data.weights, lanes.clone()) },
+            false => [zero; 4],
+        };
         let k = match self.uniform {
             Some(k) => k,
             None => self.lane_coeffs(&data.mat[lanes]),
@@ -344,6 +358,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
             p,
             w,
             rest: V::from_array(*rest),
+            weights,
             lambda,
             dx,
             k,
@@ -377,6 +392,36 @@ unsafe fn lane_slots<const K: usize>(
     slots
 }
 
+/// The weights of the constraints `lanes` (at most [`LANES`]; a partial batch's unused lanes
+/// repeat its last), one vector per weight: a full batch's loaded as a run of slots when `RUNS`.
+///
+/// # Safety
+/// `lanes` are indices of `weights`; with `RUNS`, the caller is compiled for AVX-512F (see
+/// [`Batch::gather_run`]).
+#[inline(always)]
+unsafe fn lane_weights<V: Batch, const RUNS: bool>(
+    weights: &[Weights],
+    lanes: Range<usize>,
+) -> [V; 4] {
+    // SAFETY: the caller's contract.
+    let weights = unsafe { weights.get_unchecked(lanes) };
+    // `Weights` is laid out as a `Slot` (four `f32`, 16-byte aligned), and is only read.
+    let slot = |w: &Weights| (w as *const Weights).cast::<Slot>().cast_mut();
+    match <&[Weights; LANES]>::try_from(weights) {
+        // SAFETY: the run's eight slots are the batch's weights (the caller's contract).
+        Ok(full) if RUNS => unsafe { V::gather_run(slot(&full[0])) },
+        _ => {
+            let padded = padded(weights);
+            let mut slots = [std::ptr::null_mut(); LANES];
+            for (s, w) in slots.iter_mut().zip(&padded) {
+                *s = slot(w);
+            }
+            // SAFETY: every pointer is to a local copy, only read.
+            unsafe { V::gather(&slots) }
+        }
+    }
+}
+
 /// A batch as [`Batched::gather`] reads it, one lane per constraint.
 struct Gathered<'o, V, const K: usize> {
     /// The slot offsets of the lanes' particles, from which the scatter finds their slots again
@@ -391,6 +436,8 @@ struct Gathered<'o, V, const K: usize> {
     w: [V; K],
     /// Rest values.
     rest: V,
+    /// Weights (zero unless the kind is [`FamilyKind::WEIGHTED`]).
+    weights: [V; 4],
     /// Multipliers.
     lambda: V,
     /// Displacements in this substep (only for a damped family), m.
@@ -629,6 +676,44 @@ pub(crate) fn test_materials(
             first
         },
     ]
+}
+
+/// A family of hinges for the bending families' tests: those of a 24 x 24 grid cloth (1 m)
+/// whose rest positions are the grid's moved by `shape`, ordered for batches as a cloth's
+/// are, each added by `push` (with the particles' positions) with the material of
+/// [`test_materials`] (the second on every fifth), scheduled and resolved; the particles'
+/// predicted positions are then crumpled, and their start positions are 0.99 of them.
+#[cfg(test)]
+pub(crate) fn test_hinges<Kind: FamilyKind<4> + Default>(
+    damping: Real,
+    two_materials: bool,
+    shape: impl Fn(crate::math::Vec3) -> crate::math::Vec3,
+    push: impl Fn(&mut super::family::Family<4, Kind>, [u32; 4], &[crate::math::Vec3], u16),
+) -> (
+    super::family::Family<4, Kind>,
+    crate::particles::ParticleSet,
+) {
+    let n = 24u32;
+    let zero = crate::math::Vec3::zeros();
+    let (x, tris) = crate::bodies::cloth::grid(n, n, [1.0, 1.0], zero, false);
+    let mut ps = test_particles(x.into_iter().map(shape));
+    let mut set = super::family::Family::<4, Kind>::default();
+    let [first, second] = test_materials(&mut set.materials, 1e-2, damping, two_materials);
+    let pairs = crate::mesh::topology::triangle_pairs(&tris);
+    for (c, q) in crate::solver::schedule::order_for_batches(pairs)
+        .into_iter()
+        .enumerate()
+    {
+        push(&mut set, q, &ps.x, if c % 5 == 0 { second } else { first });
+    }
+    set.schedule();
+    set.materials.resolve(0.01, 4);
+    for (i, p) in (0u32..).zip(&mut ps.p) {
+        let h = (i * 7 % 11) as Real * 0.01 - 0.05;
+        *p += crate::math::Vec3::new(0.3 * h, h, (i * 5 % 13) as Real * 0.004);
+    }
+    ps.x = ps.p.iter().map(|p| p * 0.99).collect();
+    (set, ps)
 }
 
 /// [`assert_batched_matches_scalar`] for one family `set` over the particles `ps`; returns the

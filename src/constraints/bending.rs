@@ -141,7 +141,7 @@ pub fn solve_dihedral(
     k: &Coeffs,
 ) -> Option<QuadCorrection> {
     let dx = dx.map(|dx| dx.map(LaneVec::from));
-    let r = Dihedral::project(p.map(LaneVec::from), w, theta0, lambda, dx, k);
+    let r = Dihedral::project(p.map(LaneVec::from), w, theta0, [0.0; 4], lambda, dx, k);
     (r.applied > 0.0).then(|| QuadCorrection {
         dp: r.dp.map(Vec3::from),
         delta_lambda: r.delta_lambda,
@@ -183,6 +183,7 @@ impl FamilyKind<4> for Dihedral {
         p: [LaneVec<T>; 4],
         w: [T; 4],
         theta0: T,
+        _: [T; 4],
         lambda: T,
         dx: Option<[LaneVec<T>; 4]>,
         k: &Coeffs<T>,
@@ -227,9 +228,7 @@ impl FamilyKind<4> for Dihedral {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::constraints::batched::{
-        assert_batched_matches_scalar, test_materials, test_particles,
-    };
+    use crate::constraints::batched::{assert_batched_matches_scalar, test_hinges};
     use crate::particles::ParticleSet;
 
     /// A triangle pair folded by `angle` about the x axis edge from the origin to (1, 0, 0).
@@ -354,37 +353,16 @@ mod tests {
         assert_batched_matches_scalar(family);
     }
 
-    /// The triangle pairs of a 24 x 24 grid cloth, rest angles from a rippled shape, projected
-    /// from a crumpled one; one or two materials, a few pins, a few pairs with a zero-area
-    /// triangle (whose particles coincide).
+    /// The hinges of [`test_hinges`], rest angles from a rippled shape; a few pairs with a
+    /// zero-area triangle (whose particles coincide).
     fn family(damping: Real, two_materials: bool) -> (DihedralSet, ParticleSet) {
-        let n = 24u32;
-        let (x, tris) = crate::bodies::cloth::grid(n, n, [1.0, 1.0], Vec3::zeros(), false);
-        let mut ps = test_particles(
-            x.iter()
-                .map(|x| x + Vec3::y() * (0.03 * (x.x * 9.0).sin() * (x.z * 7.0).cos())),
-        );
-        let mut set = DihedralSet::default();
-        let [first, second] = test_materials(&mut set.materials, 1e-2, damping, two_materials);
-        // Ordered for batches, as a cloth's hinges are.
-        let pairs = crate::mesh::topology::triangle_pairs(&tris);
-        for (c, q) in crate::solver::schedule::order_for_batches(pairs)
-            .into_iter()
-            .enumerate()
-        {
-            set.push(q, &ps.x, if c % 5 == 0 { second } else { first });
-        }
-        set.schedule();
-        set.materials.resolve(0.01, 4);
-        for (i, p) in (0u32..).zip(&mut ps.p) {
-            let h = (i * 7 % 11) as Real * 0.01 - 0.05;
-            *p += Vec3::new(0.3 * h, h, (i * 5 % 13) as Real * 0.004);
-        }
+        let ripple = |x: Vec3| x + Vec3::y() * (0.03 * (x.x * 9.0).sin() * (x.z * 7.0).cos());
+        let push = |set: &mut DihedralSet, q, x: &[Vec3], mat| set.push(q, x, mat);
+        let (set, mut ps) = test_hinges(damping, two_materials, ripple, push);
         // Three pairs with one triangle collapsed onto a point: degenerate, skipped.
         for i in [40, 41, 300] {
             ps.p[i] = ps.p[i + 1];
         }
-        ps.x = ps.p.iter().map(|p| p * 0.99).collect();
         (set, ps)
     }
 }

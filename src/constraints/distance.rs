@@ -43,7 +43,7 @@ pub fn solve_distance(
     // `dx_rel` as the first particle's displacement and zero as the second's: `dx0 − dx1` is
     // `dx_rel`, exactly.
     let dx = dx_rel.map(|d| [d.into(), LaneVec([0.0; 3])]);
-    let r = Distance::project([p0.into(), p1.into()], [w0, w1], d, lambda, dx, k);
+    let r = Distance::project([p0.into(), p1.into()], [w0, w1], d, [0.0; 4], lambda, dx, k);
     (r.applied > 0.0).then(|| PairCorrection {
         dp0: r.dp[0].into(),
         dp1: r.dp[1].into(),
@@ -105,6 +105,7 @@ impl FamilyKind<2> for Distance {
         p: [LaneVec<T>; 2],
         w: [T; 2],
         rest: T,
+        _: [T; 4],
         lambda: T,
         dx: Option<[LaneVec<T>; 2]>,
         k: &Coeffs<T>,

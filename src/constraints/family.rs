@@ -22,19 +22,32 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// rather than its gathers and scatters, takes the time.
     const PAIRS: bool = false;
 
+    /// Whether each constraint carries four [`Weights`] besides its rest value (pushed with
+    /// [`Family::push_weighted`]); the kernels of the other kinds get zeros.
+    const WEIGHTED: bool = false;
+
     /// The corrections of the constraint's particles and its multiplier change, from their
     /// positions `p`, inverse masses `w`, displacements `dx = p − x` in this substep (`None`
-    /// unless the family is damped), its rest value and its multiplier `lambda`. A degenerate
-    /// constraint gets zero corrections and multiplier change, and `applied` 0.
+    /// unless the family is damped), its rest value, its weights (see [`FamilyKind::WEIGHTED`])
+    /// and its multiplier `lambda`. A degenerate constraint gets zero corrections and multiplier
+    /// change, and `applied` 0.
     fn project<T: Lanes>(
         p: [LaneVec<T>; K],
         w: [T; K],
         rest: T,
+        weights: [T; 4],
         lambda: T,
         dx: Option<[LaneVec<T>; K]>,
         k: &Coeffs<T>,
     ) -> Projection<T, K>;
 }
+
+/// Four constants of one constraint, for the kinds that read them ([`FamilyKind::WEIGHTED`]),
+/// laid out as a [`Slot`] (four `f32`, 16-byte aligned) so that a batch loads them as it loads
+/// a run of particles.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Weights(pub [Real; 4]);
 
 /// What [`FamilyKind::project`] computes for one constraint, or for one per lane.
 #[derive(Clone, Copy, Debug)]
@@ -67,6 +80,8 @@ pub struct Family<const K: usize, Kind> {
     blocks: Blocks,
     /// Rest value of each constraint: a length in m, or an angle in radians.
     pub rest: Vec<Real>,
+    /// The weights of each constraint of a [`FamilyKind::WEIGHTED`] kind (empty for the others).
+    weights: Vec<Weights>,
     /// Lagrange multiplier accumulated in the current substep.
     pub lambda: Vec<Real>,
     /// Index into `materials`.
@@ -90,6 +105,8 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     pub runs: &'a [u8],
     /// Rest value of each constraint.
     pub rest: &'a [Real],
+    /// Weights of each constraint ([`FamilyKind::WEIGHTED`] kinds only).
+    pub weights: &'a [Weights],
     /// Material of each constraint.
     pub mat: &'a [u16],
     /// Coefficients of each material for the current substep.
@@ -121,7 +138,19 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         let k = &self.coeffs[self.mat[c] as usize];
         let w = slots.map(|s| s.w);
         let dx = dx.map(|dx: [Vec3; K]| dx.map(LaneVec::from));
-        let r = Kind::project(pos.map(LaneVec::from), w, self.rest[c], lambda, dx, k);
+        let weights = match Kind::WEIGHTED {
+            true => self.weights[c].0,
+            false => [0.0; 4],
+        };
+        let r = Kind::project(
+            pos.map(LaneVec::from),
+            w,
+            self.rest[c],
+            weights,
+            lambda,
+            dx,
+            k,
+        );
         (r.applied > 0.0).then(|| Correction {
             ids,
             dp: r.dp.map(Vec3::from),
@@ -165,7 +194,33 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
 
     /// Adds a constraint on `ids` with rest value `rest` and material `mat`, at the end of the
     /// serial tail (until the next [`Family::schedule`]).
+    ///
+    /// # Panics
+    /// If the kind is [`FamilyKind::WEIGHTED`] (see [`Family::push_weighted`]).
     pub fn push_constraint(&mut self, ids: [u32; K], rest: Real, mat: u16) {
+        assert!(
+            !Kind::WEIGHTED,
+            "a weighted kind's constraints take their weights"
+        );
+        self.push_unchecked(ids, rest, mat);
+    }
+
+    /// [`Family::push_constraint`] for a [`FamilyKind::WEIGHTED`] kind, with the constraint's
+    /// `weights`.
+    ///
+    /// # Panics
+    /// If the kind is not weighted.
+    pub fn push_weighted(&mut self, ids: [u32; K], rest: Real, weights: [Real; 4], mat: u16) {
+        assert!(
+            Kind::WEIGHTED,
+            "only a weighted kind's constraints take weights"
+        );
+        self.weights.push(Weights(weights));
+        self.push_unchecked(ids, rest, mat);
+    }
+
+    /// Appends the constraint's entries but its weights.
+    fn push_unchecked(&mut self, ids: [u32; K], rest: Real, mat: u16) {
         self.ids.push(ids);
         self.offsets.push(ids.map(slot_offset));
         self.runs.push(0);
@@ -186,6 +241,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             .collect();
         retain_marked(&mut self.ids, &keep);
         retain_marked(&mut self.rest, &keep);
+        if Kind::WEIGHTED {
+            retain_marked(&mut self.weights, &keep);
+        }
         retain_marked(&mut self.lambda, &keep);
         retain_marked(&mut self.mat, &keep);
         self.offsets = self.ids.iter().map(|c| c.map(slot_offset)).collect();
@@ -208,6 +266,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         schedule::permute(&mut self.ids, &schedule.order);
         schedule::permute(&mut self.offsets, &schedule.order);
         schedule::permute(&mut self.rest, &schedule.order);
+        if Kind::WEIGHTED {
+            schedule::permute(&mut self.weights, &schedule.order);
+        }
         schedule::permute(&mut self.lambda, &schedule.order);
         schedule::permute(&mut self.mat, &schedule.order);
         self.blocks = schedule.blocks;
@@ -223,6 +284,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             offsets: &self.offsets,
             runs: &self.runs,
             rest: &self.rest,
+            weights: &self.weights,
             mat: &self.mat,
             coeffs: &self.materials.coeffs,
             kind: PhantomData,

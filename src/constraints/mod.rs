@@ -6,6 +6,7 @@ pub mod bending;
 pub mod contact;
 pub mod distance;
 pub mod family;
+pub mod isometric;
 pub mod neo_hookean;
 pub mod particle_contact;
 pub mod rope_bending;
@@ -19,6 +20,7 @@ pub use bending::DihedralSet;
 pub use contact::{ContactMaterial, ContactSet};
 pub use distance::DistanceSet;
 pub use family::Family;
+pub use isometric::IsometricSet;
 pub use neo_hookean::NeoHookeanSet;
 pub use particle_contact::ParticleContactSet;
 pub use rope_bending::RopeBendingSet;
@@ -43,6 +45,8 @@ pub struct ConstraintSets {
     pub rope_bending: RopeBendingSet,
     /// Dihedral-angle bending of cloth.
     pub dihedral: DihedralSet,
+    /// Isometric bending of flat cloth.
+    pub isometric: IsometricSet,
     /// Tetrahedron volumes of soft bodies.
     pub volume: TetVolumeSet,
     /// Neo-Hookean tets of soft bodies of an elastic solid.
@@ -55,8 +59,8 @@ pub struct ConstraintSets {
     pub tether: TetherSet,
     /// Particle-collider contacts of the current substep.
     pub contact: ContactSet,
-    /// The Jacobi solver's buffers and per-family state (the families numbered 0 to 3 in the
-    /// order of the fields above).
+    /// The Jacobi solver's buffers and per-family state (the scheduled families numbered 0 to 4
+    /// in the order of the fields above).
     pub jacobi: JacobiScratch,
     /// The projection's working copy of the predicted positions and inverse masses (see
     /// [`pack`](crate::solver::view::pack)).
@@ -82,6 +86,7 @@ impl ConstraintSets {
         self.stretch.schedule();
         self.bend_distance.schedule();
         self.dihedral.schedule();
+        self.isometric.schedule();
         self.volume.schedule();
     }
 
@@ -95,6 +100,7 @@ impl ConstraintSets {
                 &mut self.bend_distance.lambda,
             ),
             (&mut self.dihedral.materials, &mut self.dihedral.lambda),
+            (&mut self.isometric.materials, &mut self.isometric.lambda),
             (
                 &mut self.rope_bending.materials,
                 &mut self.rope_bending.lambda,

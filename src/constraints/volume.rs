@@ -50,7 +50,7 @@ pub fn solve_tet_volume(
     k: &Coeffs,
 ) -> QuadCorrection {
     let dx = dx.map(|dx| dx.map(LaneVec::from));
-    let r = TetVolume::project(p.map(LaneVec::from), w, v0, lambda, dx, k);
+    let r = TetVolume::project(p.map(LaneVec::from), w, v0, [0.0; 4], lambda, dx, k);
     QuadCorrection {
         dp: r.dp.map(Vec3::from),
         delta_lambda: r.delta_lambda,
@@ -108,6 +108,7 @@ impl FamilyKind<4> for TetVolume {
         p: [LaneVec<T>; 4],
         w: [T; 4],
         v0: T,
+        _: [T; 4],
         lambda: T,
         dx: Option<[LaneVec<T>; 4]>,
         k: &Coeffs<T>,

@@ -13,7 +13,7 @@ use crate::solver::{Sweep, View};
 use crate::stats::{Stage, StageClock};
 
 /// Runs `params.iterations` passes over every constraint family of a substep of `params.h()`:
-/// stretch, distance bending, dihedral bending and tet volumes (each visited as `params.method`
+/// stretch, distance bending, dihedral and isometric bending and tet volumes (each visited as `params.method`
 /// says, forward on even iterations and backward on odd ones; `colored` spreads the blocks of a
 /// color over `team`, whose leader calls this; `jacobi` sums each family's corrections over
 /// `team` and extrapolates every iteration, see [`JacobiScratch`](crate::solver::JacobiScratch)),
@@ -63,6 +63,7 @@ pub fn project_constraints(
     let with_starts = cs.stretch.damped()
         || cs.bend_distance.damped()
         || cs.dihedral.damped()
+        || cs.isometric.damped()
         || cs.volume.damped()
         || !cs.neo_hookean.is_empty()
         || !cs.rope_bending.is_empty();
@@ -86,6 +87,8 @@ pub fn project_constraints(
                 clock.lap_if(!cs.bend_distance.is_empty(), Stage::BendDistance);
                 cs.dihedral.project_serial(&v, sweep);
                 clock.lap_if(!cs.dihedral.is_empty(), Stage::Dihedral);
+                cs.isometric.project_serial(&v, sweep);
+                clock.lap_if(!cs.isometric.is_empty(), Stage::Isometric);
                 cs.volume.project_serial(&v, sweep);
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
             }
@@ -97,6 +100,8 @@ pub fn project_constraints(
                 clock.lap_if(!cs.bend_distance.is_empty(), Stage::BendDistance);
                 cs.dihedral.project_colored(&v, sweep, team);
                 clock.lap_if(!cs.dihedral.is_empty(), Stage::Dihedral);
+                cs.isometric.project_colored(&v, sweep, team);
+                clock.lap_if(!cs.isometric.is_empty(), Stage::Isometric);
                 cs.volume.project_colored(&v, sweep, team);
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
             }
@@ -111,12 +116,15 @@ pub fn project_constraints(
                 clock.lap_if(!cs.bend_distance.is_empty(), Stage::BendDistance);
                 cs.dihedral.project_jacobi(slots, x, scratch, 2, i, team);
                 clock.lap_if(!cs.dihedral.is_empty(), Stage::Dihedral);
-                cs.volume.project_jacobi(slots, x, scratch, 3, i, team);
+                cs.isometric.project_jacobi(slots, x, scratch, 3, i, team);
+                clock.lap_if(!cs.isometric.is_empty(), Stage::Isometric);
+                cs.volume.project_jacobi(slots, x, scratch, 4, i, team);
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
                 let mut lambdas = [
                     &mut cs.stretch.lambda[..],
                     &mut cs.bend_distance.lambda,
                     &mut cs.dihedral.lambda,
+                    &mut cs.isometric.lambda,
                     &mut cs.volume.lambda,
                 ];
                 scratch.end_iteration(slots, &mut lambdas, team);

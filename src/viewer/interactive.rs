@@ -295,8 +295,11 @@ impl Viewer {
     fn draw_overlay(&mut self) {
         let w = &self.world;
         let cs = &w.constraints;
-        let constraints =
-            cs.stretch.len() + cs.bend_distance.len() + cs.dihedral.len() + cs.attachment.ids.len();
+        let constraints = cs.stretch.len()
+            + cs.bend_distance.len()
+            + cs.dihedral.len()
+            + cs.isometric.len()
+            + cs.attachment.ids.len();
         let status = match (&self.error, self.paused) {
             (Some(e), _) => Some(format!("STOPPED: {e} (r resets)")),
             (None, true) => Some("PAUSED".to_string()),
