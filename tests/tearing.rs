@@ -14,6 +14,11 @@ const NZ: u32 = 9;
 /// A horizontal 1 m × 0.4 m cloth without gravity, its left and right columns pinned, soft
 /// stretch, dihedral bending, tethers, tearing past 10% strain.
 fn pulled_cloth() -> World {
+    pulled_cloth_of(BendKind::Dihedral)
+}
+
+/// [`pulled_cloth`] with bending of `kind`.
+fn pulled_cloth_of(kind: BendKind) -> World {
     let params = SolverParams {
         gravity: Vec3::zeros(),
         ..SolverParams::default()
@@ -35,7 +40,7 @@ fn pulled_cloth() -> World {
         pin: left_and_right(),
         stretch: soft,
         shear: soft,
-        bend: Some((Stiffness::default(), BendKind::Dihedral)),
+        bend: Some((Stiffness::default(), kind)),
         long_range: true,
         tear: Some(Tear { strain: 0.1 }),
         ..grid
@@ -105,10 +110,11 @@ fn assert_constraints_within_pieces(world: &World) {
     };
     cs.stretch.ids().iter().for_each(|c| within(c, "stretch"));
     cs.dihedral.ids().iter().for_each(|c| within(c, "hinge"));
+    cs.isometric.ids().iter().for_each(|c| within(c, "hinge"));
     for (&i, &a) in cs.tether.ids.iter().zip(&cs.tether.anchor) {
         within(&[i, a], "tether");
     }
-    assert!(!cs.tether.is_empty() && !cs.dihedral.is_empty());
+    assert!(!cs.tether.is_empty() && cs.dihedral.is_empty() != cs.isometric.is_empty());
     assert_eq!(
         schedule::validate(cs.stretch.ids(), cs.stretch.blocks()),
         Ok(())
@@ -117,11 +123,22 @@ fn assert_constraints_within_pieces(world: &World) {
         schedule::validate(cs.dihedral.ids(), cs.dihedral.blocks()),
         Ok(())
     );
+    assert_eq!(
+        schedule::validate(cs.isometric.ids(), cs.isometric.blocks()),
+        Ok(())
+    );
 }
 
 #[test]
 fn a_cloth_pulled_from_two_sides_tears_between_them_and_the_parts_separate() {
-    let mut world = pulled_cloth();
+    for kind in [BendKind::Dihedral, BendKind::Isometric] {
+        pulled_apart(kind);
+    }
+}
+
+/// The checks of the test above for a cloth with bending of `kind`.
+fn pulled_apart(kind: BendKind) {
+    let mut world = pulled_cloth_of(kind);
     let n0 = (NX * NZ) as usize;
     for _ in 0..90 {
         pull(&mut world, 0.004);
