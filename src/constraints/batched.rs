@@ -6,7 +6,7 @@
 //! are projected with AVX where the processor has it (x86-64), with `wide::f32x8` otherwise (see
 //! [`crate::solver::simd`]).
 
-use super::family::{FamilyData, FamilyKind, Weights};
+use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Lanes, Real};
 use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
@@ -50,7 +50,7 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, co
             "one rest value and one set of offsets per constraint"
         );
         assert!(
-            !Kind::WEIGHTED || data.weights.len() == data.ids.len(),
+            !Kind::WEIGHTED || data.weights.iter().all(|w| w.len() == data.ids.len()),
             "one set of weights per constraint of a weighted kind"
         );
         // A cloth's stretch and shear are two materials, usually alike.
@@ -339,7 +339,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         let weights = match Kind::WEIGHTED {
             // SAFETY: a weighted family holds one set of weights per constraint (checked in
             // `Batched::new`), and the lanes are its constraints.
-            true => unsafe { lane_weights::<V, RUNS>(data.weights, lanes.clone()) },
+            true => unsafe { lane_weights::<V>(data.weights, lanes.clone()) },
             false => [zero; 4],
         };
         let k = match self.uniform {
@@ -393,33 +393,23 @@ unsafe fn lane_slots<const K: usize>(
 }
 
 /// The weights of the constraints `lanes` (at most [`LANES`]; a partial batch's unused lanes
-/// repeat its last), one vector per weight: a full batch's loaded as a run of slots when `RUNS`.
+/// repeat its last), one vector per weight.
 ///
 /// # Safety
-/// `lanes` are indices of `weights`; with `RUNS`, the caller is compiled for AVX-512F (see
-/// [`Batch::gather_run`]).
+/// `lanes` are indices of every array of `weights`.
 #[inline(always)]
-unsafe fn lane_weights<V: Batch, const RUNS: bool>(
-    weights: &[Weights],
-    lanes: Range<usize>,
-) -> [V; 4] {
-    // SAFETY: the caller's contract.
-    let weights = unsafe { weights.get_unchecked(lanes) };
-    // `Weights` is laid out as a `Slot` (four `f32`, 16-byte aligned), and is only read.
-    let slot = |w: &Weights| (w as *const Weights).cast::<Slot>().cast_mut();
-    match <&[Weights; LANES]>::try_from(weights) {
-        // SAFETY: the run's eight slots are the batch's weights (the caller's contract).
-        Ok(full) if RUNS => unsafe { V::gather_run(slot(&full[0])) },
-        _ => {
-            let padded = padded(weights);
-            let mut slots = [std::ptr::null_mut(); LANES];
-            for (s, w) in slots.iter_mut().zip(&padded) {
-                *s = slot(w);
-            }
-            // SAFETY: every pointer is to a local copy, only read.
-            unsafe { V::gather(&slots) }
-        }
+unsafe fn lane_weights<V: Batch>(weights: [&[Real]; 4], lanes: Range<usize>) -> [V; 4] {
+    let zero = V::splat(0.0);
+    let mut out = [zero; 4];
+    for (out, w) in out.iter_mut().zip(weights) {
+        // SAFETY: the caller's contract.
+        let w = unsafe { w.get_unchecked(lanes.clone()) };
+        *out = match <&[Real; LANES]>::try_from(w) {
+            Ok(full) => V::from_array(*full),
+            Err(_) => V::from_array(padded(w)),
+        };
     }
+    out
 }
 
 /// A batch as [`Batched::gather`] reads it, one lane per constraint.

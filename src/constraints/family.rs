@@ -22,7 +22,7 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// rather than its gathers and scatters, takes the time.
     const PAIRS: bool = false;
 
-    /// Whether each constraint carries four [`Weights`] besides its rest value (pushed with
+    /// Whether each constraint carries four weights besides its rest value (pushed with
     /// [`Family::push_weighted`]); the kernels of the other kinds get zeros.
     const WEIGHTED: bool = false;
 
@@ -41,13 +41,6 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
         k: &Coeffs<T>,
     ) -> Projection<T, K>;
 }
-
-/// Four constants of one constraint, for the kinds that read them ([`FamilyKind::WEIGHTED`]),
-/// laid out as a [`Slot`] (four `f32`, 16-byte aligned) so that a batch loads them as it loads
-/// a run of particles.
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Weights(pub [Real; 4]);
 
 /// What [`FamilyKind::project`] computes for one constraint, or for one per lane.
 #[derive(Clone, Copy, Debug)]
@@ -80,8 +73,9 @@ pub struct Family<const K: usize, Kind> {
     blocks: Blocks,
     /// Rest value of each constraint: a length in m, or an angle in radians.
     pub rest: Vec<Real>,
-    /// The weights of each constraint of a [`FamilyKind::WEIGHTED`] kind (empty for the others).
-    weights: Vec<Weights>,
+    /// The weights of the constraints of a [`FamilyKind::WEIGHTED`] kind, one array per weight
+    /// so that a batch loads each as one vector, like the rest values (empty for the others).
+    weights: [Vec<Real>; 4],
     /// Lagrange multiplier accumulated in the current substep.
     pub lambda: Vec<Real>,
     /// Index into `materials`.
@@ -105,8 +99,8 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     pub runs: &'a [u8],
     /// Rest value of each constraint.
     pub rest: &'a [Real],
-    /// Weights of each constraint ([`FamilyKind::WEIGHTED`] kinds only).
-    pub weights: &'a [Weights],
+    /// Weights of the constraints, one array per weight ([`FamilyKind::WEIGHTED`] kinds only).
+    pub weights: [&'a [Real]; 4],
     /// Material of each constraint.
     pub mat: &'a [u16],
     /// Coefficients of each material for the current substep.
@@ -139,7 +133,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         let w = slots.map(|s| s.w);
         let dx = dx.map(|dx: [Vec3; K]| dx.map(LaneVec::from));
         let weights = match Kind::WEIGHTED {
-            true => self.weights[c].0,
+            true => self.weights.map(|w| w[c]),
             false => [0.0; 4],
         };
         let r = Kind::project(
@@ -215,7 +209,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             Kind::WEIGHTED,
             "only a weighted kind's constraints take weights"
         );
-        self.weights.push(Weights(weights));
+        for (all, w) in self.weights.iter_mut().zip(weights) {
+            all.push(w);
+        }
         self.push_unchecked(ids, rest, mat);
     }
 
@@ -242,7 +238,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         retain_marked(&mut self.ids, &keep);
         retain_marked(&mut self.rest, &keep);
         if Kind::WEIGHTED {
-            retain_marked(&mut self.weights, &keep);
+            for w in &mut self.weights {
+                retain_marked(w, &keep);
+            }
         }
         retain_marked(&mut self.lambda, &keep);
         retain_marked(&mut self.mat, &keep);
@@ -267,7 +265,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         schedule::permute(&mut self.offsets, &schedule.order);
         schedule::permute(&mut self.rest, &schedule.order);
         if Kind::WEIGHTED {
-            schedule::permute(&mut self.weights, &schedule.order);
+            for w in &mut self.weights {
+                schedule::permute(w, &schedule.order);
+            }
         }
         schedule::permute(&mut self.lambda, &schedule.order);
         schedule::permute(&mut self.mat, &schedule.order);
@@ -284,7 +284,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             offsets: &self.offsets,
             runs: &self.runs,
             rest: &self.rest,
-            weights: &self.weights,
+            weights: self.weights.each_ref().map(Vec::as_slice),
             mat: &self.mat,
             coeffs: &self.materials.coeffs,
             kind: PhantomData,
