@@ -15,10 +15,15 @@ fn scenes_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")
 }
 
-/// Runs `supple bench scenes ARGS --csv out.csv` in a fresh folder; the CSV's header and rows.
+/// Runs `supple bench scenes ARGS --csv out.csv` over the shipped scenes in a fresh folder; the
+/// CSV's header and rows.
 fn bench(args: &[&str]) -> (String, Vec<Vec<String>>) {
+    bench_in(&scenes_dir(), args)
+}
+
+/// [`bench`] over the scenes of `scenes`.
+fn bench_in(scenes: &Path, args: &[&str]) -> (String, Vec<Vec<String>>) {
     let dir = tempfile::tempdir().unwrap();
-    let scenes = scenes_dir();
     let mut all = vec!["bench", "scenes", "--dir", scenes.to_str().unwrap()];
     all.extend(args);
     all.extend(["--csv", "out.csv"]);
@@ -102,4 +107,44 @@ fn an_unknown_scene_is_refused_by_name() {
     assert!(!ok);
     assert!(stderr.contains("--scene nope: no such scene"), "{stderr}");
     assert!(stderr.contains("default"), "{stderr}");
+}
+
+#[test]
+fn the_feature_pairs_run_and_differ_in_their_feature_only() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/scenes");
+    let (_, rows) = bench_in(&dir, &["--frames", "1", "--threads", "1"]);
+    let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    // A scene's settings: its lines but comments and those starting with `skip`.
+    let settings = |name: &str, skip: &str| -> Vec<String> {
+        assert!(names.contains(&name), "{name} was not timed: {names:?}");
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
+        text.lines()
+            .map(|l| l.split('#').next().unwrap().trim().to_string())
+            .filter(|l| !l.is_empty() && !l.starts_with(skip))
+            .collect()
+    };
+    for grid in ["w64", "w64alt"] {
+        let cross = settings(&format!("{grid}_cross"), "bend");
+        for kind in ["dihedral", "isometric"] {
+            assert_eq!(
+                settings(&format!("{grid}_{kind}"), "bend"),
+                cross,
+                "{grid} {kind}"
+            );
+        }
+    }
+    for kind in ["cross", "dihedral", "isometric"] {
+        let uniform = settings(&format!("w64_{kind}"), "diagonals");
+        assert_eq!(
+            settings(&format!("w64alt_{kind}"), "diagonals"),
+            uniform,
+            "{kind}"
+        );
+    }
+    for (on, off) in [
+        ("folds_on", "folds_off"),
+        ("cloth_on_bunny", "cloth_on_ball"),
+    ] {
+        assert!(names.contains(&on) && names.contains(&off), "{names:?}");
+    }
 }
