@@ -83,10 +83,9 @@ fn position_gradient(dc_df: Mat3, inv_rest: &Mat3) -> [Vec3; 4] {
     [-(g1 + g2 + g3), g1, g2, g3]
 }
 
-/// `C_D = |F|_F` of the tet `p` and its position gradient (module docs); zero for a tet
-/// collapsed to a point.
-pub fn deviatoric(p: [Vec3; 4], inv_rest: &Mat3) -> (Real, [Vec3; 4]) {
-    let f = deformation_gradient(p, inv_rest);
+/// `C_D = |F|_F` of a tet of deformation gradient `f` (see [`deformation_gradient`]) and its
+/// position gradient (module docs); zero for a tet collapsed to a point.
+pub fn deviatoric(f: &Mat3, inv_rest: &Mat3) -> (Real, [Vec3; 4]) {
     let c = f.norm();
     if c > Real::EPSILON {
         (c, position_gradient(f / c, inv_rest))
@@ -95,10 +94,10 @@ pub fn deviatoric(p: [Vec3; 4], inv_rest: &Mat3) -> (Real, [Vec3; 4]) {
     }
 }
 
-/// `C_H = det F − γ` of the tet `p` and its position gradient, `∂ det F / ∂F = cof F` (the
-/// columns `f₂ × f₃`, `f₃ × f₁`, `f₁ × f₂`; module docs).
-pub fn hydrostatic(p: [Vec3; 4], inv_rest: &Mat3, gamma: Real) -> (Real, [Vec3; 4]) {
-    let f = deformation_gradient(p, inv_rest);
+/// `C_H = det F − γ` of a tet of deformation gradient `f` (see [`deformation_gradient`]) and its
+/// position gradient, `∂ det F / ∂F = cof F` (the columns `f₂ × f₃`, `f₃ × f₁`, `f₁ × f₂`;
+/// module docs).
+pub fn hydrostatic(f: &Mat3, inv_rest: &Mat3, gamma: Real) -> (Real, [Vec3; 4]) {
     let (f1, f2, f3): (Vec3, Vec3, Vec3) =
         (f.column(0).into(), f.column(1).into(), f.column(2).into());
     let cof = Mat3::from_columns(&[f2.cross(&f3), f3.cross(&f1), f1.cross(&f2)]);
@@ -128,8 +127,10 @@ pub fn solve_neo_hookean(
     dx: [Vec3; 4],
     k: [&Coeffs; 2],
 ) -> TetCorrection {
-    let (c_d, g_d) = deviatoric(p, inv_rest);
-    let (c_h, g_h) = hydrostatic(p, inv_rest, gamma);
+    // `F` once for both constraints.
+    let f = deformation_gradient(p, inv_rest);
+    let (c_d, g_d) = deviatoric(&f, inv_rest);
+    let (c_h, g_h) = hydrostatic(&f, inv_rest, gamma);
     let dot = |a: &[Vec3; 4], b: &[Vec3; 4]| -> f64 {
         (0..4).map(|i| f64::from(w[i] * a[i].dot(&b[i]))).sum()
     };
@@ -261,15 +262,16 @@ mod tests {
     fn gradients_match_finite_differences() {
         let (inv_rest, q) = rest_and_deformed();
         let gamma = 1.3;
+        let f = |q| deformation_gradient(q, &inv_rest);
         let value = |q: [Vec3; 4]| {
             [
-                deviatoric(q, &inv_rest).0,
-                hydrostatic(q, &inv_rest, gamma).0,
+                deviatoric(&f(q), &inv_rest).0,
+                hydrostatic(&f(q), &inv_rest, gamma).0,
             ]
         };
         let grads = [
-            deviatoric(q, &inv_rest).1,
-            hydrostatic(q, &inv_rest, gamma).1,
+            deviatoric(&f(q), &inv_rest).1,
+            hydrostatic(&f(q), &inv_rest, gamma).1,
         ];
         for (c, grad) in grads.into_iter().enumerate() {
             crate::constraints::assert_gradient(q, |q| value(q)[c], grad, (1e-3, 2e-3));
