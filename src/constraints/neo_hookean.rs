@@ -71,11 +71,13 @@ pub struct TetCorrection {
 }
 
 /// The deformation gradient `F = D_s D_m⁻¹` of the tet `p`.
+#[inline]
 pub fn deformation_gradient(p: [Vec3; 4], inv_rest: &Mat3) -> Mat3 {
     Mat3::from_columns(&[p[1] - p[0], p[2] - p[0], p[3] - p[0]]) * inv_rest
 }
 
 /// The position gradient of a function of `F` whose derivative is `dc_df` (module docs).
+#[inline]
 fn position_gradient(dc_df: Mat3, inv_rest: &Mat3) -> [Vec3; 4] {
     let h = dc_df * inv_rest.transpose();
     let (g1, g2, g3): (Vec3, Vec3, Vec3) =
@@ -85,6 +87,7 @@ fn position_gradient(dc_df: Mat3, inv_rest: &Mat3) -> [Vec3; 4] {
 
 /// `C_D = |F|_F` of a tet of deformation gradient `f` (see [`deformation_gradient`]) and its
 /// position gradient (module docs); zero for a tet collapsed to a point.
+#[inline]
 pub fn deviatoric(f: &Mat3, inv_rest: &Mat3) -> (Real, [Vec3; 4]) {
     let c = f.norm();
     if c > Real::EPSILON {
@@ -97,6 +100,7 @@ pub fn deviatoric(f: &Mat3, inv_rest: &Mat3) -> (Real, [Vec3; 4]) {
 /// `C_H = det F − γ` of a tet of deformation gradient `f` (see [`deformation_gradient`]) and its
 /// position gradient, `∂ det F / ∂F = cof F` (the columns `f₂ × f₃`, `f₃ × f₁`, `f₁ × f₂`;
 /// module docs).
+#[inline]
 pub fn hydrostatic(f: &Mat3, inv_rest: &Mat3, gamma: Real) -> (Real, [Vec3; 4]) {
     let (f1, f2, f3): (Vec3, Vec3, Vec3) =
         (f.column(0).into(), f.column(1).into(), f.column(2).into());
