@@ -284,6 +284,7 @@ impl Shape {
     /// of at least `reach` (with the normal undefined), which a mesh answers from its distance
     /// grid without a walk down its hierarchy ([`MeshShape::distance_within`]). For the tests
     /// that only ask whether a point is nearer than `reach`.
+    #[inline]
     pub fn distance_within(&self, p: Vec3, reach: Real) -> (Real, Vec3) {
         match self {
             Shape::Mesh {

@@ -195,6 +195,7 @@ impl MeshShape {
     /// [`distance`](Self::distance) where it is below `reach` m; elsewhere any value at least
     /// `reach`, without the exact query when `reach` ≤ [`grid_reach`](Self::grid_reach) and `p`
     /// is not deep inside. For tests that only ask whether a point is nearer than `reach`.
+    #[inline]
     pub fn distance_within(&self, p: Vec3, reach: Real) -> (Real, Vec3) {
         let trusted = self.grid_reach();
         match self.grid.sample(p) {
