@@ -536,16 +536,21 @@ impl ClothDesc {
                         };
                         // The two kinds measure a small fold alike, so their hinges weigh alike.
                         let weight = lattice * hinge_weight(corners);
-                        if kind == BendKind::Isometric {
-                            let mat = cs.isometric.materials.add_element(stiffness, weight);
-                            if let Some(k) = isometric_weights(corners) {
-                                cs.isometric.push_weighted(q.map(at), 0.0, k, mat);
+                        match kind {
+                            BendKind::Isometric => {
+                                // A degenerate hinge has no weights and is left out.
+                                if let Some(k) = isometric_weights(corners) {
+                                    let mat = cs.isometric.materials.add_element(stiffness, weight);
+                                    cs.isometric.push_weighted(q.map(at), 0.0, k, mat);
+                                }
                             }
-                            continue;
+                            _ => {
+                                let mat = cs.dihedral.materials.add_element(stiffness, weight);
+                                let theta =
+                                    dihedral_angle_and_gradient(corners).map_or(0.0, |(t, _)| t);
+                                cs.dihedral.push_constraint(q.map(at), theta, mat);
+                            }
                         }
-                        let mat = cs.dihedral.materials.add_element(stiffness, weight);
-                        let theta = dihedral_angle_and_gradient(corners).map_or(0.0, |(t, _)| t);
-                        cs.dihedral.push_constraint(q.map(at), theta, mat);
                     }
                 }
                 BendKind::CrossDistance => {

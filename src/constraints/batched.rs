@@ -403,11 +403,7 @@ unsafe fn lane_weights<V: Batch>(weights: [&[Real]; 4], lanes: Range<usize>) -> 
     let mut out = [zero; 4];
     for (out, w) in out.iter_mut().zip(weights) {
         // SAFETY: the caller's contract.
-        let w = unsafe { w.get_unchecked(lanes.clone()) };
-        *out = match <&[Real; LANES]>::try_from(w) {
-            Ok(full) => V::from_array(*full),
-            Err(_) => V::from_array(padded(w)),
-        };
+        *out = V::from_array(padded(unsafe { w.get_unchecked(lanes.clone()) }));
     }
     out
 }

@@ -53,7 +53,13 @@ pub fn isometric_weights(x: [Vec3; 4]) -> Option<[Real; 4]> {
 /// `C = |Σ kᵢ xᵢ|` of a hinge at `x` with weights `k` (see [`isometric_weights`]): 0 for the
 /// flat hinge, `2 sin(θ/2)` for a fold by `θ` without stretching.
 pub fn isometric_curvature(x: [Vec3; 4], k: [Real; 4]) -> Real {
-    (x[0] * k[0] + x[1] * k[1] + x[2] * k[2] + x[3] * k[3]).norm()
+    Vec3::from(fold(x.map(LaneVec::from), k)).norm()
+}
+
+/// `v = Σ kᵢ xᵢ`, whose length is the constraint (for one hinge or one per lane).
+#[inline(always)]
+fn fold<T: Lanes>(x: [LaneVec<T>; 4], k: [T; 4]) -> LaneVec<T> {
+    x[0] * k[0] + x[1] * k[1] + x[2] * k[2] + x[3] * k[3]
 }
 
 /// Projects one isometric bending constraint `C = |v|`, `v = Σ kᵢ pᵢ` (see
@@ -97,7 +103,7 @@ impl FamilyKind<4> for Isometric {
         dx: Option<[LaneVec<T>; 4]>,
         coeffs: &Coeffs<T>,
     ) -> Projection<T, 4> {
-        let v = p[0] * k[0] + p[1] * k[1] + p[2] * k[2] + p[3] * k[3];
+        let v = fold(p, k);
         let c = v.norm_squared().sqrt();
         let (zero, one, eps) = (T::splat(0.0), T::splat(1.0), T::splat(Real::EPSILON));
         let valid = c.select_gt(eps, one, zero);
@@ -107,7 +113,7 @@ impl FamilyKind<4> for Isometric {
         // A `match`, not `Option::map`: LLVM did not inline the closure into the AVX walk.
         #[allow(clippy::manual_map)]
         let grad_dot_dx = match dx {
-            Some([d0, d1, d2, d3]) => Some(n.dot(d0 * k[0] + d1 * k[1] + d2 * k[2] + d3 * k[3])),
+            Some(dx) => Some(n.dot(fold(dx, k))),
             None => None,
         };
         let delta_lambda =
@@ -175,7 +181,7 @@ mod tests {
             Vec3::new(0.4, 0.9, 0.3),
             Vec3::new(0.8, -0.6, 0.5),
         ];
-        let v = x[0] * k[0] + x[1] * k[1] + x[2] * k[2] + x[3] * k[3];
+        let v = Vec3::from(fold(x.map(LaneVec::from), k));
         let grad = k.map(|k| v.normalize() * k);
         let c = |x| isometric_curvature(x, k);
         crate::constraints::assert_gradient(x, c, grad, (1e-3, 2e-3));
@@ -212,7 +218,7 @@ mod tests {
     }
 
     #[test]
-    fn a_flat_hinge_is_not_projected() {
+    fn a_flat_hinge_is_not_moved() {
         let k = isometric_weights(folded(0.0)).unwrap();
         let r = solve_isometric(folded(0.0), [1.0; 4], k, 0.0, None, &Coeffs::rigid());
         assert!(r.is_none_or(|r| r.dp.iter().all(|d| d.norm() < 1e-6)));
