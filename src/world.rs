@@ -103,6 +103,8 @@ pub struct World {
     pub(crate) collider_pins: ColliderPinSet,
     /// Each collider's motion over the current substep (`None`: static).
     carries: Vec<Option<Carry>>,
+    /// The colliders each group of particles may reach in the current substep.
+    near_colliders: NearColliders,
     /// The tearing cloth, if any (the last body).
     pub(crate) tearing: Option<Tearing>,
 }
@@ -517,8 +519,10 @@ impl World {
         predict_positions(ps, h, p.max_displacement, team);
         self.collider_pins.place(ps, &self.colliders);
         clock.lap(Stage::Predict);
-        sweep_colliders(ps, &self.colliders, &self.carries);
-        generate_contacts(ps, &self.colliders, &self.carries, &mut cs.contact);
+        let near = &mut self.near_colliders;
+        near.find(ps, &self.colliders, &self.carries);
+        sweep_colliders(ps, &self.colliders, &self.carries, near);
+        generate_contacts(ps, &self.colliders, &self.carries, near, &mut cs.contact);
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         let surfaces = &mut self.body_surfaces;

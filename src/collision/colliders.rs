@@ -300,6 +300,38 @@ impl Shape {
         }
     }
 
+    /// A lower bound, m, on the signed distance ([`distance`](Self::distance)) from every point
+    /// of the box from `lo` to `hi` to the shape: for a plane the height of the box's lowest
+    /// corner, for a sphere the distance from the box to the centre less the radius, for the
+    /// other shapes the gap between the box and the box around the shape (−∞ where they meet).
+    pub fn box_gap(&self, lo: Vec3, hi: Vec3) -> Real {
+        let (center, half) = ((lo + hi) / 2.0, (hi - lo) / 2.0);
+        match self {
+            Shape::Plane { point, normal } => {
+                normal.dot(&(center - point)) - normal.abs().dot(&half)
+            }
+            Shape::Sphere { center: c, radius } => (c.sup(&lo).inf(&hi) - c).norm() - radius,
+            Shape::Capsule { a, b, radius } => {
+                let r = Vec3::repeat(*radius);
+                box_gap(lo, hi, a.inf(b) - r, a.sup(b) + r)
+            }
+            Shape::Box {
+                center: c,
+                half_extents,
+                rotation,
+            } => turned_box_gap(lo, hi, *c, *half_extents, rotation),
+            Shape::Mesh {
+                mesh,
+                position,
+                rotation,
+            } => {
+                let (l, h) = mesh.bounds();
+                let center = position + rotation * ((l + h) / 2.0);
+                turned_box_gap(lo, hi, center, (h - l) / 2.0, rotation)
+            }
+        }
+    }
+
     /// [`distance`](Self::distance), but a mesh's from the closest point on its triangles
     /// ([`MeshShape::exact_distance`]) rather than from its distance grid: for measuring.
     pub fn exact_distance(&self, p: Vec3) -> (Real, Vec3) {
@@ -316,6 +348,23 @@ impl Shape {
             _ => self.distance(p),
         }
     }
+}
+
+/// The distance between the boxes `lo`–`hi` and `lo2`–`hi2`, m, or −∞ where they meet (a point
+/// of the first inside a shape within the second has a negative distance to it, of no bound).
+fn box_gap(lo: Vec3, hi: Vec3, lo2: Vec3, hi2: Vec3) -> Real {
+    let apart = (lo2 - hi).sup(&(lo - hi2));
+    match apart.max() > 0.0 {
+        true => apart.sup(&Vec3::zeros()).norm(),
+        false => Real::NEG_INFINITY,
+    }
+}
+
+/// [`box_gap`] from the box `lo`–`hi` to the box around a box of half extents `half` about
+/// `center`, turned by `rotation`.
+fn turned_box_gap(lo: Vec3, hi: Vec3, center: Vec3, half: Vec3, rotation: &Quat) -> Real {
+    let reach = rotation.to_rotation_matrix().matrix().abs() * half;
+    box_gap(lo, hi, center - reach, center + reach)
 }
 
 /// Distance from `c` to `p` and the unit direction from `c` to `p` (up when they coincide).
@@ -339,6 +388,69 @@ mod tests {
 
     fn close(a: Real, b: Real) -> bool {
         (a - b).abs() < 1e-5
+    }
+
+    #[test]
+    fn box_gap_is_a_lower_bound_of_the_distance_from_every_point_of_the_box() {
+        let torus = crate::mesh::TriMesh::load(std::path::Path::new("meshes/torus.obj")).unwrap();
+        let turn = Quat::from_scaled_axis(Vec3::new(0.3, -0.7, 0.4));
+        let shapes = [
+            Shape::Plane {
+                point: Vec3::new(0.2, -0.5, 0.1),
+                normal: Vec3::new(0.3, 1.0, -0.2).normalize(),
+            },
+            Shape::Sphere {
+                center: Vec3::new(0.5, 0.0, -0.3),
+                radius: 0.8,
+            },
+            Shape::Capsule {
+                a: Vec3::new(-1.0, 0.2, 0.0),
+                b: Vec3::new(0.7, -0.4, 0.5),
+                radius: 0.3,
+            },
+            Shape::Box {
+                center: Vec3::new(0.1, 0.3, -0.2),
+                half_extents: Vec3::new(0.9, 0.2, 0.5),
+                rotation: turn,
+            },
+            Shape::Mesh {
+                mesh: Arc::new(MeshShape::new(&torus, 0.5)),
+                position: Vec3::new(-0.2, 0.1, 0.3),
+                rotation: turn,
+            },
+        ];
+        // Boxes of many sizes all round the shapes, each sampled at its corners, centre and a
+        // lattice of inner points.
+        let mut far = [0; 5];
+        for (k, shape) in shapes.iter().enumerate() {
+            for n in 0..400 {
+                let f = |m: u32| ((n * m) % 97) as Real / 97.0;
+                let center = Vec3::new(f(13), f(29), f(53)) * 6.0 - Vec3::repeat(3.0);
+                let half = Vec3::new(f(7), f(11), f(17)) * 0.8;
+                let (lo, hi) = (center - half, center + half);
+                let gap = shape.box_gap(lo, hi);
+                far[k] += usize::from(gap > 0.0);
+                for q in 0..27 {
+                    let t = Vec3::new((q % 3) as Real, (q / 3 % 3) as Real, (q / 9) as Real) / 2.0;
+                    let point = lo + (hi - lo).component_mul(&t);
+                    let (d, _) = shape.exact_distance(point);
+                    assert!(
+                        d >= gap - 1e-5,
+                        "shape {k}: {d} at {point:?} below the gap {gap}"
+                    );
+                }
+            }
+            // A box that is one point: the gap is the point's distance for a plane and a sphere.
+            if k < 2 {
+                let point = Vec3::new(1.7, 2.1, -0.4);
+                let (d, _) = shape.distance(point);
+                assert!((shape.box_gap(point, point) - d).abs() < 1e-5, "shape {k}");
+            }
+        }
+        assert!(
+            far.iter().all(|&n| n > 50),
+            "boxes apart from each shape: {far:?}"
+        );
     }
 
     #[test]
