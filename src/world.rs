@@ -103,8 +103,9 @@ pub struct World {
     pub(crate) collider_pins: ColliderPinSet,
     /// Each collider's motion over the current substep (`None`: static).
     carries: Vec<Option<Carry>>,
-    /// The colliders each group of particles may reach in the current substep.
-    near_colliders: NearColliders,
+    /// The boxes around groups of particles in the current substep, and the colliders each
+    /// group may reach.
+    near_colliders: (ParticleGroups, NearColliders),
     /// The tearing cloth, if any (the last body).
     pub(crate) tearing: Option<Tearing>,
 }
@@ -519,14 +520,24 @@ impl World {
         predict_positions(ps, h, p.max_displacement, team);
         self.collider_pins.place(ps, &self.colliders);
         clock.lap(Stage::Predict);
-        let near = &mut self.near_colliders;
-        near.find(ps, &self.colliders, &self.carries);
-        sweep_colliders(ps, &self.colliders, &self.carries, near);
-        generate_contacts(ps, &self.colliders, &self.carries, near, &mut cs.contact);
+        let (groups, near) = &mut self.near_colliders;
+        if !self.colliders.is_empty() || self.bodies.len() > 1 {
+            groups.find(ps);
+        }
+        near.find(groups, &self.colliders, &self.carries);
+        sweep_colliders(ps, &self.colliders, &self.carries, (groups, near));
+        generate_contacts(
+            ps,
+            &self.colliders,
+            &self.carries,
+            (groups, near),
+            &mut cs.contact,
+        );
         let pairs = &mut self.particle_pairs;
         generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
         let surfaces = &mut self.body_surfaces;
-        generate_surface_contacts(ps, &self.bodies, surfaces, &mut cs.surface_contact);
+        let groups = &self.near_colliders.0;
+        generate_surface_contacts(ps, &self.bodies, groups, surfaces, &mut cs.surface_contact);
         clock.lap(Stage::CollisionDetection);
         let (bodies, clusters, colliders) = (&self.bodies, &mut self.clusters, &self.colliders);
         project_constraints(p, cs, ps, bodies, clusters, colliders, team, clock);

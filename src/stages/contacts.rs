@@ -10,7 +10,7 @@
 use crate::bodies::Body;
 use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs};
 use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
-use crate::math::Real;
+use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use std::ops::Range;
 
@@ -21,44 +21,46 @@ const MIN_STEP: Real = 0.5;
 /// bounded by the particle and collider counts, whatever the speeds.
 const MAX_SWEEP_STEPS: u32 = 32;
 
-/// Consecutive particles whose box [`NearColliders`] tests against each collider at once.
+/// Consecutive particles in a [`ParticleGroups`] group.
 const GROUP: usize = 64;
 
-/// Which colliders each group of [`GROUP`] consecutive particles may reach in a substep, so
-/// that the sweeps and the contact tests skip the groups far from a collider (a cloth hanging
-/// above the ground costs one box test per group instead of two queries per particle).
-///
-/// A static collider is left out for a group when its shape lies farther from the box around
-/// the group's start and predicted positions ([`Shape::box_gap`](crate::collision::Shape::box_gap))
-/// than the group's largest reach, `2 r + |p − x|` ([`generate_contacts`]), with an allowance
-/// for rounding: each particle's path then stays out of the shape by more than its length, so
-/// its sweep ends at the first query, and its distance exceeds its reach, so it gets no contact.
-/// A moving collider, and a group with a non-finite position, are always tested.
+/// The box around the start and predicted positions of each group of [`GROUP`] consecutive
+/// particles in a substep, with the group's largest radius and travel: what the contact searches
+/// test before the particles of a group ([`NearColliders`], [`generate_surface_contacts`]).
 #[derive(Clone, Debug, Default)]
-pub struct NearColliders {
-    /// One flag per group and collider, group by group.
-    near: Vec<bool>,
-    /// Number of colliders.
-    colliders: usize,
+pub struct ParticleGroups {
+    groups: Vec<Group>,
+    /// Number of particles.
+    len: usize,
 }
 
-impl NearColliders {
-    /// Finds the colliders each group of the particles `ps` may reach in this substep.
-    pub fn find(&mut self, ps: &ParticleSet, colliders: &[Collider], carries: &[Option<Carry>]) {
-        self.colliders = colliders.len();
-        self.near.clear();
-        if colliders.is_empty() {
-            return;
-        }
-        for first in (0..ps.len()).step_by(GROUP) {
-            let group = first..(first + GROUP).min(ps.len());
-            let (mut lo, mut hi) = (ps.x[first], ps.x[first]);
+/// A group of [`ParticleGroups`].
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    /// The corners of the box around the start and predicted positions, m.
+    lo: Vec3,
+    hi: Vec3,
+    /// The largest radius, m.
+    radius: Real,
+    /// The largest travel `|p − x|`, m.
+    travel: Real,
+    /// Whether every position is finite (the box of a NaN bounds nothing).
+    finite: bool,
+}
+
+impl ParticleGroups {
+    /// The groups of the particles `ps` in this substep.
+    pub fn find(&mut self, ps: &ParticleSet) {
+        self.len = ps.len();
+        self.groups.clear();
+        // Comparisons rather than `f32::min` and `max`, which take NaN apart at a cost; a NaN
+        // makes the sum of the travels NaN instead.
+        let below = |a: Real, b: Real| if a < b { a } else { b };
+        let above = |a: Real, b: Real| if a > b { a } else { b };
+        for range in self.ranges() {
+            let (mut lo, mut hi) = (ps.x[range.start], ps.x[range.start]);
             let (mut travel_sq, mut sum_sq, mut radius): (Real, Real, Real) = (0.0, 0.0, 0.0);
-            // Comparisons rather than `f32::min` and `max`, which take NaN apart at a cost; a
-            // NaN makes the sum NaN instead.
-            let below = |a: Real, b: Real| if a < b { a } else { b };
-            let above = |a: Real, b: Real| if a > b { a } else { b };
-            for i in group {
+            for i in range {
                 let (x, p) = (ps.x[i], ps.p[i]);
                 for k in 0..3 {
                     lo[k] = below(below(x[k], p[k]), lo[k]);
@@ -68,22 +70,93 @@ impl NearColliders {
                 (travel_sq, sum_sq) = (above(d, travel_sq), sum_sq + d);
                 radius = above(ps.radius[i], radius);
             }
-            let size = lo.abs().sup(&hi.abs()).max();
-            let reach = (2.0 * radius + travel_sq.sqrt()) * 1.01 + 1e-5 * (1.0 + size);
+            let (travel, finite) = (travel_sq.sqrt(), sum_sq.is_finite());
+            self.groups.push(Group {
+                lo,
+                hi,
+                radius,
+                travel,
+                finite,
+            });
+        }
+    }
+
+    /// The box around the start and predicted positions of the particles `range` (not empty):
+    /// the boxes of the groups inside it, and the particles of the groups it cuts.
+    fn bounds(&self, ps: &ParticleSet, range: Range<usize>) -> (Vec3, Vec3) {
+        let (mut lo, mut hi) = (ps.x[range.start], ps.x[range.start]);
+        for (group, g) in self.ranges().zip(&self.groups) {
+            let (start, end) = (group.start.max(range.start), group.end.min(range.end));
+            if start >= end {
+                continue;
+            }
+            if (start, end) == (group.start, group.end) {
+                (lo, hi) = (lo.inf(&g.lo), hi.sup(&g.hi));
+            } else {
+                for v in ps.x[start..end].iter().chain(&ps.p[start..end]) {
+                    (lo, hi) = (lo.inf(v), hi.sup(v));
+                }
+            }
+        }
+        (lo, hi)
+    }
+
+    /// The particles of each group.
+    fn ranges(&self) -> impl Iterator<Item = Range<usize>> + use<> {
+        let len = self.len;
+        (0..len)
+            .step_by(GROUP)
+            .map(move |i| i..(i + GROUP).min(len))
+    }
+}
+
+/// Which colliders each group of particles ([`ParticleGroups`]) may reach in a substep, so
+/// that the sweeps and the contact tests skip the groups far from a collider (a cloth hanging
+/// above the ground costs one box test per group instead of two queries per particle).
+///
+/// A static collider is left out for a group when its shape lies farther from the group's box
+/// ([`Shape::box_gap`](crate::collision::Shape::box_gap)) than the group's largest reach,
+/// `2 r + |p − x|` ([`generate_contacts`]), with an allowance for rounding: each particle's path
+/// then stays out of the shape by more than its length, so its sweep ends at the first query,
+/// and its distance exceeds its reach, so it gets no contact. A moving collider, and a group
+/// with a non-finite position, are always tested.
+#[derive(Clone, Debug, Default)]
+pub struct NearColliders {
+    /// One flag per group and collider, group by group.
+    near: Vec<bool>,
+    /// Number of colliders.
+    colliders: usize,
+}
+
+impl NearColliders {
+    /// Finds the colliders each of the `groups` may reach in this substep.
+    pub fn find(
+        &mut self,
+        groups: &ParticleGroups,
+        colliders: &[Collider],
+        carries: &[Option<Carry>],
+    ) {
+        self.colliders = colliders.len();
+        self.near.clear();
+        for g in &groups.groups {
+            let size = g.lo.abs().sup(&g.hi.abs()).max();
+            let reach = (2.0 * g.radius + g.travel) * 1.01 + 1e-5 * (1.0 + size);
             for (c, carry) in colliders.iter().zip(carries) {
-                let far = sum_sq.is_finite() && c.shape.box_gap(lo, hi) > reach;
+                let far = g.finite && c.shape.box_gap(g.lo, g.hi) > reach;
                 self.near.push(carry.is_some() || !far);
             }
         }
     }
 
-    /// The groups of particles and, for each, one flag per collider: whether the group's
-    /// particles may reach it (see [`NearColliders::find`]). Groups far from every collider
-    /// are left out.
-    fn groups(&self, particles: usize) -> impl Iterator<Item = (Range<usize>, &[bool])> {
-        let first = (0..particles).step_by(GROUP);
-        let groups = first.map(move |i| i..(i + GROUP).min(particles));
+    /// The particles of each of the `groups` (those [`NearColliders::find`] was given) and one
+    /// flag per collider: whether the group may reach it. Groups far from every collider are
+    /// left out.
+    fn groups<'a>(
+        &'a self,
+        groups: &ParticleGroups,
+    ) -> impl Iterator<Item = (Range<usize>, &'a [bool])> + use<'a> {
         groups
+            .ranges()
             .zip(self.near.chunks_exact(self.colliders.max(1)))
             .filter(|(_, near)| near.contains(&true))
     }
@@ -106,9 +179,9 @@ pub fn sweep_colliders(
     ps: &mut ParticleSet,
     colliders: &[Collider],
     carries: &[Option<Carry>],
-    near: &NearColliders,
+    (groups, near): (&ParticleGroups, &NearColliders),
 ) {
-    for (group, near) in near.groups(ps.len()) {
+    for (group, near) in near.groups(groups) {
         for i in group {
             if ps.inv_mass[i] <= 0.0 {
                 continue;
@@ -166,14 +239,14 @@ pub fn generate_contacts(
     ps: &ParticleSet,
     colliders: &[Collider],
     carries: &[Option<Carry>],
-    near: &NearColliders,
+    (groups, near): (&ParticleGroups, &NearColliders),
     contacts: &mut ContactSet,
 ) {
     contacts.clear();
     if colliders.is_empty() {
         return;
     }
-    for (group, near) in near.groups(ps.len()) {
+    for (group, near) in near.groups(groups) {
         for i in group {
             if ps.inv_mass[i] <= 0.0 {
                 continue;
@@ -237,6 +310,7 @@ pub fn generate_particle_contacts(
 pub fn generate_surface_contacts(
     ps: &ParticleSet,
     bodies: &[Body],
+    groups: &ParticleGroups,
     surfaces: &mut BodySurfaces,
     contacts: &mut SurfaceContactSet,
 ) {
@@ -247,12 +321,7 @@ pub fn generate_surface_contacts(
     surfaces.add_new(bodies, &ps.x);
     for surface in &mut surfaces.surfaces {
         let own = bodies[surface.body as usize].particles.clone();
-        let (lo, hi) = ps.x[own.clone()]
-            .iter()
-            .chain(&ps.p[own.clone()])
-            .fold((ps.p[own.start], ps.p[own.start]), |(lo, hi), v| {
-                (lo.inf(v), hi.sup(v))
-            });
+        let (lo, hi) = groups.bounds(ps, own.clone());
         let thickness = ps.radius[own.start];
         let pinned = ps.inv_mass[own.clone()].iter().all(|&w| w == 0.0);
         let near = |i: usize| {
@@ -264,14 +333,29 @@ pub fn generate_surface_contacts(
                 && (0..3)
                     .all(|a| x[a].min(p[a]) - reach <= hi[a] && x[a].max(p[a]) + reach >= lo[a])
         };
-        let Some(first) = (0..ps.len()).find(|&i| near(i)) else {
-            continue;
+        // A group's box grown by its largest reach, apart from the body's box, holds no
+        // particle `near` takes.
+        let apart = |g: &Group| {
+            let reach = SEARCH_MARGIN * (g.radius + thickness) / 2.0;
+            g.finite && (0..3).any(|a| g.lo[a] - reach > hi[a] || g.hi[a] + reach < lo[a])
         };
-        surface.update(ps);
-        for i in (first..ps.len()).filter(|&i| near(i)) {
-            let d = (ps.radius[i] + thickness) / 2.0;
-            if let Some(hit) = surface.touch(ps.x[i], ps.p[i], SEARCH_MARGIN * d) {
-                contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d);
+        let mut updated = false;
+        for (range, g) in groups.ranges().zip(&groups.groups) {
+            if apart(g) {
+                continue;
+            }
+            for i in range {
+                if !near(i) {
+                    continue;
+                }
+                if !updated {
+                    surface.update(ps);
+                    updated = true;
+                }
+                let d = (ps.radius[i] + thickness) / 2.0;
+                if let Some(hit) = surface.touch(ps.x[i], ps.p[i], SEARCH_MARGIN * d) {
+                    contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d);
+                }
             }
         }
     }
@@ -319,16 +403,23 @@ mod tests {
         near: &NearColliders,
     ) -> (Vec<Vec3>, ContactSet) {
         let (mut ps, mut contacts) = (ps.clone(), ContactSet::default());
-        sweep_colliders(&mut ps, colliders, carries, near);
-        generate_contacts(&ps, colliders, carries, near, &mut contacts);
+        let groups = groups(&ps);
+        sweep_colliders(&mut ps, colliders, carries, (&groups, near));
+        generate_contacts(&ps, colliders, carries, (&groups, near), &mut contacts);
         (ps.p, contacts)
+    }
+
+    fn groups(ps: &ParticleSet) -> ParticleGroups {
+        let mut groups = ParticleGroups::default();
+        groups.find(ps);
+        groups
     }
 
     #[test]
     fn colliders_far_from_a_group_are_skipped_and_no_sweep_or_contact_changes() {
         let (ps, colliders, carries) = (falling_rows(), colliders(), [None, None]);
         let mut near = NearColliders::default();
-        near.find(&ps, &colliders, &carries);
+        near.find(&groups(&ps), &colliders, &carries);
         // Five groups, a flag for the plane then one for the sphere: the first two reach the
         // plane, the last two the sphere, the middle one neither.
         let expected = [1, 0, 1, 0, 0, 0, 0, 1, 0, 1].map(|n| n == 1);
@@ -361,7 +452,7 @@ mod tests {
         assert!(carries[1].is_some());
         ps.p[150] = Vec3::new(Real::NAN, 0.5, 0.0);
         let mut near = NearColliders::default();
-        near.find(&ps, &colliders, &carries);
+        near.find(&groups(&ps), &colliders, &carries);
         // The moving sphere in every group; the plane in the first two and in the group of
         // the non-finite particle (the third).
         let expected = [1, 1, 1, 1, 1, 1, 0, 1, 0, 1].map(|n| n == 1);

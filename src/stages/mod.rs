@@ -8,8 +8,8 @@ pub mod project;
 pub mod velocities;
 
 pub use contacts::{
-    NearColliders, generate_contacts, generate_particle_contacts, generate_surface_contacts,
-    sweep_colliders,
+    NearColliders, ParticleGroups, generate_contacts, generate_particle_contacts,
+    generate_surface_contacts, sweep_colliders,
 };
 pub use damping::apply_damping;
 pub use forces::{Wind, apply_external_forces};
