@@ -21,8 +21,8 @@ const MIN_STEP: Real = 0.5;
 /// bounded by the particle and collider counts, whatever the speeds.
 const MAX_SWEEP_STEPS: u32 = 32;
 
-/// Consecutive particles in a [`ParticleGroups`] group.
-const GROUP: usize = 64;
+/// Consecutive particles in a group of [`ParticleGroups`].
+pub const GROUP: usize = 64;
 
 /// The box around the start and predicted positions of each group of [`GROUP`] consecutive
 /// particles in a substep, with the group's largest radius and travel: what the contact searches
