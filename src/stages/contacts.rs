@@ -48,6 +48,16 @@ struct Group {
     finite: bool,
 }
 
+impl Group {
+    /// Whether the group's box, grown by the largest reach of its particles to a surface of
+    /// thickness `thickness` ([`generate_surface_contacts`]), misses the box from `lo` to `hi`
+    /// (never when a position is not finite).
+    fn misses(&self, lo: Vec3, hi: Vec3, thickness: Real) -> bool {
+        let reach = SEARCH_MARGIN * (self.radius + thickness) / 2.0;
+        self.finite && (0..3).any(|a| self.lo[a] - reach > hi[a] || self.hi[a] + reach < lo[a])
+    }
+}
+
 impl ParticleGroups {
     /// The groups of the particles `ps` in this substep.
     pub fn find(&mut self, ps: &ParticleSet) {
@@ -333,15 +343,10 @@ pub fn generate_surface_contacts(
                 && (0..3)
                     .all(|a| x[a].min(p[a]) - reach <= hi[a] && x[a].max(p[a]) + reach >= lo[a])
         };
-        // A group's box grown by its largest reach, apart from the body's box, holds no
-        // particle `near` takes.
-        let apart = |g: &Group| {
-            let reach = SEARCH_MARGIN * (g.radius + thickness) / 2.0;
-            g.finite && (0..3).any(|a| g.lo[a] - reach > hi[a] || g.hi[a] + reach < lo[a])
-        };
         let mut updated = false;
         for (range, g) in groups.ranges().zip(&groups.groups) {
-            if apart(g) {
+            // A group that misses the body's box holds no particle `near` takes.
+            if g.misses(lo, hi, thickness) {
                 continue;
             }
             for i in range {
@@ -365,7 +370,7 @@ pub fn generate_surface_contacts(
 mod tests {
     use super::*;
     use crate::collision::{Motion, Shape};
-    use crate::math::Vec3;
+    use crate::constraints::SurfaceContactSet;
 
     /// Fifteen rows of twenty particles from 0.1 m below the plane `y = 0` to 0.1 m below the
     /// bottom of a sphere, each falling by 1 to 13 cm in the substep; every 37th is pinned.
@@ -439,6 +444,55 @@ mod tests {
         // contacts.
         assert!(p.iter().zip(&ps.p).any(|(a, b)| a != b), "no sweep");
         assert!(contacts.collider.contains(&0) && contacts.collider.contains(&1));
+    }
+
+    #[test]
+    fn surface_contacts_skip_far_groups_and_find_the_same_contacts() {
+        // The soft bodies resting in the hammock, one substep's prediction ahead.
+        let path = std::path::Path::new("scenes/soft-hammock.toml");
+        let mut world = crate::scene::load_scene(path).unwrap().world;
+        for _ in 0..30 {
+            world.step().unwrap();
+        }
+        let mut ps = world.particles.clone();
+        for i in 0..ps.len() {
+            ps.p[i] = ps.x[i] + ps.v[i] * 0.002;
+        }
+        let mut groups = groups(&ps);
+        let contacts = |groups: &ParticleGroups| {
+            let (mut surfaces, mut contacts) = (world.body_surfaces.clone(), Default::default());
+            generate_surface_contacts(&ps, &world.bodies, groups, &mut surfaces, &mut contacts);
+            contacts
+        };
+        let skipping: SurfaceContactSet = contacts(&groups);
+        // Not vacuous: contacts, and groups that miss a body's box by more than their reach.
+        assert!(
+            skipping.particle.len() > 20,
+            "{} contacts",
+            skipping.particle.len()
+        );
+        let skipped: usize = world
+            .bodies
+            .iter()
+            .map(|b| {
+                let (lo, hi) = groups.bounds(&ps, b.particles.clone());
+                let thickness = ps.radius[b.particles.start];
+                groups
+                    .groups
+                    .iter()
+                    .filter(|g| g.misses(lo, hi, thickness))
+                    .count()
+            })
+            .sum();
+        assert!(skipped > 0, "no group skipped");
+        // A group that is not finite is never skipped.
+        groups.groups.iter_mut().for_each(|g| g.finite = false);
+        let every = contacts(&groups);
+        assert_eq!(skipping.particle, every.particle);
+        assert_eq!(skipping.ids, every.ids);
+        assert_eq!(skipping.weights, every.weights);
+        assert_eq!(skipping.normal, every.normal);
+        assert_eq!(skipping.distance, every.distance);
     }
 
     #[test]
