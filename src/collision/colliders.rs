@@ -304,6 +304,7 @@ impl Shape {
     /// of the box from `lo` to `hi` to the shape: for a plane the height of the box's lowest
     /// corner, for a sphere the distance from the box to the centre less the radius, for the
     /// other shapes the gap between the box and the box around the shape (−∞ where they meet).
+    /// An open mesh has none (−∞): a point behind it is inside however far it is.
     pub fn box_gap(&self, lo: Vec3, hi: Vec3) -> Real {
         let (center, half) = ((lo + hi) / 2.0, (hi - lo) / 2.0);
         match self {
@@ -324,11 +325,12 @@ impl Shape {
                 mesh,
                 position,
                 rotation,
-            } => {
+            } if mesh.is_closed() => {
                 let (l, h) = mesh.bounds();
                 let center = position + rotation * ((l + h) / 2.0);
                 turned_box_gap(lo, hi, center, (h - l) / 2.0, rotation)
             }
+            Shape::Mesh { .. } => Real::NEG_INFINITY,
         }
     }
 
@@ -419,6 +421,7 @@ mod tests {
                 rotation: turn,
             },
         ];
+        assert!(matches!(&shapes[4], Shape::Mesh { mesh, .. } if mesh.is_closed()));
         // Boxes of many sizes all round the shapes, each sampled at its corners, centre and a
         // lattice of inner points.
         let mut far = [0; 5];
@@ -451,6 +454,17 @@ mod tests {
             far.iter().all(|&n| n > 50),
             "boxes apart from each shape: {far:?}"
         );
+        // An open mesh (a disc) is inside wherever a point is behind it: no bound at all.
+        let disc = crate::mesh::TriMesh::load(std::path::Path::new("meshes/disc.obj")).unwrap();
+        let disc = MeshShape::new(&disc, 1.0);
+        assert!(!disc.is_closed());
+        let open = Shape::Mesh {
+            mesh: Arc::new(disc),
+            position: Vec3::zeros(),
+            rotation: turn,
+        };
+        let far_away = Vec3::repeat(50.0);
+        assert_eq!(open.box_gap(far_away, far_away), Real::NEG_INFINITY);
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub struct MeshShape {
     order: Vec<u32>,
     /// The signed distance sampled on a grid, for fast queries near the surface.
     grid: DistanceGrid,
+    /// Whether every edge has a triangle on each side: no point outside the bounds is then
+    /// inside (an open mesh is one-sided, see the module docs).
+    closed: bool,
 }
 
 impl MeshShape {
@@ -109,6 +112,7 @@ impl MeshShape {
                 *edge = (edge.0 + n, edge.1 + 1);
             }
         }
+        let closed = by_edge.values().all(|&(_, uses)| uses > 1);
         for (edge, _) in by_edge.iter().filter(|(_, (_, uses))| *uses == 1) {
             for &v in edge {
                 vertex_normals[v as usize] = Vec3::zeros();
@@ -132,6 +136,7 @@ impl MeshShape {
             nodes: Vec::new(),
             order: Vec::new(),
             grid: DistanceGrid::default(),
+            closed,
         };
         shape.build_hierarchy();
         shape.grid = shape.sample_grid();
@@ -170,6 +175,11 @@ impl MeshShape {
     /// Distance out to which [`MeshShape::distance`] interpolates the grid, m.
     pub fn grid_reach(&self) -> Real {
         self.grid.band() - TRUST_MARGIN_CELLS * self.grid.spacing()
+    }
+
+    /// Whether the mesh is closed: every edge has a triangle on each side.
+    pub fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// The grid's node spacing, m.
