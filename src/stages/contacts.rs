@@ -180,9 +180,11 @@ impl NearColliders {
 /// the collider at the current point ([`Shape::distance_within`](crate::collision::Shape::distance_within)
 /// with a reach of `r / 2`), which cannot cross its surface, and at least half the radius `r`;
 /// the walk ends without a query at the end of the path when that distance covers the rest of
-/// it (so a particle far from every collider costs one query per collider). If a step ends inside, or `MAX_SWEEP_STEPS` steps do not reach the end of the
-/// path, the prediction `p` is pulled back to the last point reached, which is outside, and the
-/// contact generated next stops the particle on the side it came from. Only a feature thinner
+/// it (so a particle far from every collider costs one query per collider, and none for a
+/// collider its group cannot reach, see [`NearColliders`]). If a step ends inside, or
+/// `MAX_SWEEP_STEPS` steps do not reach the end of the path, the prediction `p` is pulled back to
+/// the last point reached, which is outside, and the contact generated next stops the particle
+/// on the side it came from. Only a feature thinner
 /// than `r / 2` passing within `r / 2` of the path can be stepped over; a particle that moves
 /// less than `r / 2` relative to a collider costs one length test.
 pub fn sweep_colliders(
@@ -316,7 +318,7 @@ pub fn generate_particle_contacts(
 /// contact distance `d` of it, `d` the mean of the two bodies' thicknesses. A surface is
 /// skinned and refitted only when some particle of another body comes within reach of the box
 /// around its body's particles, so a body alone, or far from the others, costs one box test
-/// per particle.
+/// per group of particles ([`ParticleGroups`]).
 pub fn generate_surface_contacts(
     ps: &ParticleSet,
     bodies: &[Body],
