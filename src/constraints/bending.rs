@@ -3,7 +3,7 @@
 //! The cheap bending variant, a distance constraint between the two vertices opposite the shared
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
-use super::family::{Family, FamilyKind, Projection};
+use super::family::{Family, FamilyKind, Projection, project_one};
 use super::stiffness::{Coeffs, delta_lambda_bounded};
 use crate::math::{LaneVec, Lanes, Real, Vec3, atan2};
 use std::f32::consts::PI;
@@ -114,6 +114,15 @@ pub struct QuadCorrection {
     pub delta_lambda: Real,
 }
 
+impl From<Projection<Real, 4>> for QuadCorrection {
+    fn from(r: Projection<Real, 4>) -> Self {
+        QuadCorrection {
+            dp: r.dp.map(Vec3::from),
+            delta_lambda: r.delta_lambda,
+        }
+    }
+}
+
 /// Projects one dihedral bending constraint `C = θ − θ₀`, wrapped to (−π, π] (Müller et al.
 /// 2007, "Position Based Dynamics", appendix A), with the signed angle and gradient of
 /// [`dihedral_angle_and_gradient`], which stay smooth through the flat configuration where the
@@ -140,12 +149,8 @@ pub fn solve_dihedral(
     dx: Option<[Vec3; 4]>,
     k: &Coeffs,
 ) -> Option<QuadCorrection> {
-    let dx = dx.map(|dx| dx.map(LaneVec::from));
-    let r = Dihedral::project(p.map(LaneVec::from), w, theta0, [0.0; 4], lambda, dx, k);
-    (r.applied > 0.0).then(|| QuadCorrection {
-        dp: r.dp.map(Vec3::from),
-        delta_lambda: r.delta_lambda,
-    })
+    let r = project_one::<4, Dihedral>(p, w, theta0, [0.0; 4], lambda, dx, k);
+    (r.applied > 0.0).then(|| r.into())
 }
 
 /// The most one projection corrects a dihedral constraint's residual, rad: the straight-line

@@ -54,6 +54,22 @@ pub struct Projection<T, const K: usize> {
     pub applied: T,
 }
 
+/// [`FamilyKind::project`] of one constraint, on plain vectors: the scalar kernel of a family
+/// and of its `solve_*` function.
+#[inline(always)]
+pub fn project_one<const K: usize, Kind: FamilyKind<K>>(
+    p: [Vec3; K],
+    w: [Real; K],
+    rest: Real,
+    weights: [Real; 4],
+    lambda: Real,
+    dx: Option<[Vec3; K]>,
+    k: &Coeffs,
+) -> Projection<Real, K> {
+    let dx = dx.map(|dx| dx.map(LaneVec::from));
+    Kind::project(p.map(LaneVec::from), w, rest, weights, lambda, dx, k)
+}
+
 /// A constraint family of `K` particles per constraint, one entry per constraint in each field,
 /// in scheduled order; `Kind` selects the kernel.
 #[derive(Clone, Debug, Default)]
@@ -131,20 +147,11 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         let dx = DAMPED.then(|| std::array::from_fn(|n| pos[n] - v.x[ids[n]]));
         let k = &self.coeffs[self.mat[c] as usize];
         let w = slots.map(|s| s.w);
-        let dx = dx.map(|dx: [Vec3; K]| dx.map(LaneVec::from));
         let weights = match Kind::WEIGHTED {
             true => self.weights.map(|w| w[c]),
             false => [0.0; 4],
         };
-        let r = Kind::project(
-            pos.map(LaneVec::from),
-            w,
-            self.rest[c],
-            weights,
-            lambda,
-            dx,
-            k,
-        );
+        let r = project_one::<K, Kind>(pos, w, self.rest[c], weights, lambda, dx, k);
         (r.applied > 0.0).then(|| Correction {
             ids,
             dp: r.dp.map(Vec3::from),

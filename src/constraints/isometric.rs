@@ -8,7 +8,7 @@
 //! [`bending`](super::bending)).
 
 use super::bending::QuadCorrection;
-use super::family::{Family, FamilyKind, Projection};
+use super::family::{Family, FamilyKind, Projection, project_one};
 use super::stiffness::{Coeffs, delta_lambda_bounded};
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 
@@ -80,12 +80,8 @@ pub fn solve_isometric(
     dx: Option<[Vec3; 4]>,
     coeffs: &Coeffs,
 ) -> Option<QuadCorrection> {
-    let dx = dx.map(|dx| dx.map(LaneVec::from));
-    let r = Isometric::project(p.map(LaneVec::from), w, 0.0, k, lambda, dx, coeffs);
-    (r.applied > 0.0).then(|| QuadCorrection {
-        dp: r.dp.map(Vec3::from),
-        delta_lambda: r.delta_lambda,
-    })
+    let r = project_one::<4, Isometric>(p, w, 0.0, k, lambda, dx, coeffs);
+    (r.applied > 0.0).then(|| r.into())
 }
 
 impl FamilyKind<4> for Isometric {

@@ -3,7 +3,7 @@
 
 use super::Coeffs;
 use super::bending::QuadCorrection;
-use super::family::{Family, FamilyKind, Projection};
+use super::family::{Family, FamilyKind, Projection, project_one};
 use super::stiffness::{MaterialTable, delta_lambda};
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::mesh::tetrahedralize::tet_volume;
@@ -49,12 +49,7 @@ pub fn solve_tet_volume(
     dx: Option<[Vec3; 4]>,
     k: &Coeffs,
 ) -> QuadCorrection {
-    let dx = dx.map(|dx| dx.map(LaneVec::from));
-    let r = TetVolume::project(p.map(LaneVec::from), w, v0, [0.0; 4], lambda, dx, k);
-    QuadCorrection {
-        dp: r.dp.map(Vec3::from),
-        delta_lambda: r.delta_lambda,
-    }
+    project_one::<4, TetVolume>(p, w, v0, [0.0; 4], lambda, dx, k).into()
 }
 
 /// The update of a four-particle constraint of value `c` and gradient `grad` (see
