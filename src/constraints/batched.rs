@@ -8,9 +8,9 @@
 
 use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
-use crate::math::{LaneVec, Lanes, Real};
+use crate::math::{LaneVec, Real};
 use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
-use crate::solver::simd::Batch;
+use crate::solver::simd::{Batch, Pair};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
 
@@ -28,20 +28,30 @@ fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
 }
 
 /// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]); when
-/// `PAIR`, two consecutive full batches that share no particle projected at once as
-/// [`Batch::Pair`]s (see [`Kernel::pairs`]), and when `RUNS`, the particles of a batch that lie
-/// side by side ([`FamilyData::runs`]) loaded and stored whole ([`Batch::gather_run`]).
-struct Batched<'d, 'a, const K: usize, Kind, V, const PAIR: bool, const RUNS: bool> {
+/// `PAIR`, two consecutive full batches that share no particle projected at once as [`Pair`]s
+/// `P` (see [`Kernel::pairs`]), and when `RUNS`, the particles of a batch that lie side by side
+/// ([`FamilyData::runs`]) loaded and stored whole ([`Batch::gather_run`]).
+struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool, const RUNS: bool> {
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
     /// Whether every material of the family is rigid, so that no multiplier is kept (see
     /// [`Coeffs::kept`]) and the batches neither read nor write them.
     rigid: bool,
+    /// The type of a pair of batches, `P` (no data).
+    pair: std::marker::PhantomData<fn() -> P>,
 }
 
-impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS: bool>
-    Batched<'d, 'a, K, Kind, V, PAIR, RUNS>
+impl<
+    'd,
+    'a,
+    const K: usize,
+    Kind: FamilyKind<K>,
+    V: Batch,
+    P: Pair<V>,
+    const PAIR: bool,
+    const RUNS: bool,
+> Batched<'d, 'a, K, Kind, V, P, PAIR, RUNS>
 {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, K, Kind>) -> Self {
@@ -67,6 +77,7 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, co
             data,
             uniform,
             rigid,
+            pair: std::marker::PhantomData,
         }
     }
 
@@ -87,8 +98,8 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, co
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS: bool> Kernel<K>
-    for Batched<'_, '_, K, Kind, V, PAIR, RUNS>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool, const RUNS: bool>
+    Kernel<K> for Batched<'_, '_, K, Kind, V, P, PAIR, RUNS>
 {
     #[inline(always)]
     fn particles(&self, c: usize) -> [usize; K] {
@@ -153,13 +164,14 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         }
     }
 
-    /// With `PAIR`, for the kinds that [`FamilyKind::PAIRS`].
+    /// With `PAIR`, for the kinds that [`FamilyKind::PAIRS`] (and, where `P` is split in two
+    /// registers, [`FamilyKind::PAIRS_SPLIT`]).
     #[inline(always)]
     fn pairs(&self) -> bool {
-        PAIR && Kind::PAIRS
+        PAIR && Kind::PAIRS && (!P::SPLIT || Kind::PAIRS_SPLIT)
     }
 
-    /// The two batches as one of `2 LANES` lanes ([`Batch::Pair`]): each lane's arithmetic is
+    /// The two batches as one of `2 LANES` lanes (a [`Pair`] `P`): each lane's arithmetic is
     /// the same, so the result is the bits of projecting one after the other.
     #[inline(always)]
     unsafe fn project_pair<const DAMPED: bool>(
@@ -180,7 +192,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
                 self.gather::<DAMPED>(lanes(b), offsets(b), rest(b), lambda_b, v),
             )
         };
-        let join = |a: V, b: V| V::join(a, b);
+        let join = |a: V, b: V| P::join(a, b);
         let join_vec = |a: LaneVec<V>, b: LaneVec<V>| {
             LaneVec([
                 join(a.0[0], b.0[0]),
@@ -188,7 +200,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
                 join(a.0[2], b.0[2]),
             ])
         };
-        let zero = V::Pair::splat(0.0);
+        let zero = P::splat(0.0);
         let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
         for n in 0..K {
             (p[n], w[n]) = (join_vec(ga.p[n], gb.p[n]), join(ga.w[n], gb.w[n]));
@@ -222,23 +234,23 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS
         for n in 0..K {
             let moved = p[n] + r.dp[n];
             for i in 0..3 {
-                (p_a[n].0[i], p_b[n].0[i]) = V::halves(moved.0[i]);
+                (p_a[n].0[i], p_b[n].0[i]) = moved.0[i].halves();
             }
-            (w_a[n], w_b[n]) = V::halves(w[n]);
+            (w_a[n], w_b[n]) = w[n].halves();
         }
         // SAFETY: as above; the two batches share no particle.
         unsafe {
             ga.store(p_a, w_a, v);
             gb.store(p_b, w_b, v);
         }
-        let (dl_a, dl_b) = V::halves(r.delta_lambda);
+        let (dl_a, dl_b) = r.delta_lambda.halves();
         self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
         self.keep(lambda_b, gb.lambda, &gb.k, dl_b);
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, const PAIR: bool, const RUNS: bool>
-    Batched<'_, '_, K, Kind, V, PAIR, RUNS>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool, const RUNS: bool>
+    Batched<'_, '_, K, Kind, V, P, PAIR, RUNS>
 {
     /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
@@ -535,7 +547,9 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
     unsafe {
         match isa {
             Isa::Portable => {
-                walk_batches_as::<K, Kind, wide::f32x8, DAMPED, false, false>(data, walk, sweep, v);
+                walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, DAMPED, false, false>(
+                    data, walk, sweep, v,
+                );
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walk, sweep, v),
@@ -545,7 +559,8 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
     }
 }
 
-/// [`drivers::walk_batches`] with the family's batches projected as vectors `V`.
+/// [`drivers::walk_batches`] with the family's batches projected as vectors `V`, two at once as
+/// `P` when `PAIR`.
 ///
 /// # Safety
 /// The contract of [`drivers::walk_batches`].
@@ -554,6 +569,7 @@ unsafe fn walk_batches_as<
     const K: usize,
     Kind: FamilyKind<K>,
     V: Batch,
+    P: Pair<V>,
     const DAMPED: bool,
     const PAIR: bool,
     const RUNS: bool,
@@ -563,16 +579,16 @@ unsafe fn walk_batches_as<
     sweep: Sweep,
     v: &View,
 ) {
-    let kernel = Batched::<K, Kind, V, PAIR, RUNS>::new(data);
+    let kernel = Batched::<K, Kind, V, P, PAIR, RUNS>::new(data);
     // SAFETY: forwarded from the caller.
     unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, sweep, v) }
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
-/// `$features`, pairing batches (see [`Kernel::pairs`]) and loading runs whole (see
-/// [`Batch::gather_run`]) when `$wide`.
+/// `$features`, pairing batches as `$pair` (see [`Kernel::pairs`]), and loading runs whole (see
+/// [`Batch::gather_run`]) when `$runs`.
 macro_rules! walk_batches_for {
-    ($name:ident, $features:literal, $wide:literal) => {
+    ($name:ident, $features:literal, $pair:ty, $runs:literal) => {
         #[doc = concat!("[`walk_batches_as`] with AVX vectors, compiled for `", $features, "`.")]
         ///
         /// # Safety
@@ -587,12 +603,26 @@ macro_rules! walk_batches_for {
         ) {
             use crate::solver::simd::avx::F32x8;
             // SAFETY: forwarded from the caller.
-            unsafe { walk_batches_as::<K, Kind, F32x8, DAMPED, $wide, $wide>(data, walk, sweep, v) }
+            unsafe {
+                walk_batches_as::<K, Kind, F32x8, $pair, DAMPED, true, $runs>(data, walk, sweep, v)
+            }
         }
     };
 }
-walk_batches_for!(walk_batches_avx, "avx", false);
-walk_batches_for!(walk_batches_avx512, "avx512f,avx512vl", true);
+// AVX pairs batches in two registers (`Two`, for the kinds that `PAIRS_SPLIT`), and loads runs
+// as any batch (AVX-512's 64-byte loads need AVX-512F; AVX-512 is absent on Zen 3).
+walk_batches_for!(
+    walk_batches_avx,
+    "avx",
+    crate::solver::simd::Two<F32x8>,
+    false
+);
+walk_batches_for!(
+    walk_batches_avx512,
+    "avx512f,avx512vl",
+    crate::solver::simd::avx512::F32x16,
+    true
+);
 
 /// A check for the families' tests: for each family `build(damping, two_materials)` returns
 /// (scheduled, its materials resolved, without and with XPBD damping, with one material or two),
@@ -764,8 +794,8 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
                 batches: &blocks.batches[..],
                 apart: &blocks.apart[..],
             };
-            let damped = walk_batches_as::<K, Kind, wide::f32x8, true, true, true>;
-            let undamped = walk_batches_as::<K, Kind, wide::f32x8, false, true, true>;
+            let damped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, true, true, true>;
+            let undamped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, false, true, true>;
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
                 match (isa, data.damped()) {

@@ -176,8 +176,10 @@ impl DihedralSet {
 
 impl FamilyKind<4> for Dihedral {
     /// The dihedral kernel's long arithmetic pays for pairing: its stage on W at N = 64 with
-    /// dihedral bending is about 8% faster paired (`docs/step-bench.md`).
+    /// dihedral bending is about 8% faster paired with AVX-512, 3% to 5% with AVX's two
+    /// registers (`docs/step-bench.md`).
     const PAIRS: bool = true;
+    const PAIRS_SPLIT: bool = true;
 
     /// [`solve_dihedral`]'s update with the gradient kept as `AngleGradient`:
     /// `Σ wᵢ|∇ᵢθ|² = |m₁|² Σ wᵢαᵢ² + 2 m₁·m₂ Σ wᵢαᵢβᵢ + |m₂|² Σ wᵢβᵢ²` and

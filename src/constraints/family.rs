@@ -22,6 +22,11 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// rather than its gathers and scatters, takes the time.
     const PAIRS: bool = false;
 
+    /// Whether pairing pays even where the pair is two registers rather than one wide one
+    /// ([`Two`](crate::solver::simd::Two), AVX without AVX-512): for a kernel whose chains of
+    /// arithmetic are long enough for the two halves to overlap.
+    const PAIRS_SPLIT: bool = false;
+
     /// Whether each constraint carries four weights besides its rest value (pushed with
     /// [`Family::push_weighted`]); the kernels of the other kinds get zeros.
     const WEIGHTED: bool = false;

@@ -85,6 +85,8 @@ pub fn solve_isometric(
 }
 
 impl FamilyKind<4> for Isometric {
+    /// Paired in one AVX-512 register only: in AVX's two its stage was 3% to 4% slower
+    /// (`docs/step-bench.md`).
     const PAIRS: bool = true;
     const WEIGHTED: bool = true;
 

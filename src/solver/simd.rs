@@ -13,7 +13,10 @@
 //!   inside functions compiled for AVX that run after `is_x86_feature_detected!("avx")`, so one
 //!   binary runs on every x86-64 processor and uses AVX where there is one.
 //!
-//! Both compute with correctly rounded IEEE operations (no fused multiply-add), so the scalar,
+//! Two batches that share no particle may go as one [`Pair`]: `wide::f32x16`, one AVX-512
+//! register (`avx512::F32x16`), or two AVX registers ([`Two`]).
+//!
+//! All compute with correctly rounded IEEE operations (no fused multiply-add), so the scalar,
 //! portable and AVX projections of a constraint give the same bits.
 
 use super::schedule::LANES;
@@ -59,14 +62,87 @@ pub trait Batch: Lanes + Send + Sync {
         // SAFETY: the caller's contract.
         unsafe { Self::scatter(xyzw, &run_slots(base)) }
     }
+}
 
-    /// Two vectors side by side, so that two batches that share no particle are projected as
-    /// one: lanes `0..LANES` of one, then those of the other.
-    type Pair: Lanes;
+/// Two vectors `V` side by side, so that two batches that share no particle are projected as
+/// one: lanes `0..LANES` of one, then those of the other.
+pub trait Pair<V>: Lanes {
+    /// Whether the pair is two registers (see [`Two`]) rather than one.
+    const SPLIT: bool = false;
     /// `low` then `high`.
-    fn join(low: Self, high: Self) -> Self::Pair;
-    /// The two halves of `pair`, the inverse of [`Batch::join`].
-    fn halves(pair: Self::Pair) -> (Self, Self);
+    fn join(low: V, high: V) -> Self;
+    /// The two halves, the inverse of [`Pair::join`].
+    fn halves(self) -> (V, V);
+}
+
+/// Two vectors as one [`Pair`] where no register holds both (AVX without AVX-512): each
+/// operation runs on both halves, so the processor has two independent chains of arithmetic
+/// to overlap.
+#[derive(Clone, Copy)]
+pub struct Two<V>(V, V);
+
+/// The `std::ops` operator `$trait::$method` of [`Two`], half by half.
+macro_rules! two_binary {
+    ($trait:ident, $method:ident) => {
+        impl<V: Lanes> std::ops::$trait for Two<V> {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, o: Self) -> Self {
+                Two(self.0.$method(o.0), self.1.$method(o.1))
+            }
+        }
+    };
+}
+two_binary!(Add, add);
+two_binary!(Sub, sub);
+two_binary!(Mul, mul);
+two_binary!(Div, div);
+
+impl<V: Lanes> std::ops::Neg for Two<V> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Two(-self.0, -self.1)
+    }
+}
+
+impl<V: Lanes> Lanes for Two<V> {
+    #[inline(always)]
+    fn splat(x: Real) -> Self {
+        Two(V::splat(x), V::splat(x))
+    }
+
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        Two(self.0.sqrt(), self.1.sqrt())
+    }
+
+    #[inline(always)]
+    fn select_gt(self, bound: Self, then: Self, otherwise: Self) -> Self {
+        Two(
+            self.0.select_gt(bound.0, then.0, otherwise.0),
+            self.1.select_gt(bound.1, then.1, otherwise.1),
+        )
+    }
+
+    #[inline(always)]
+    fn abs(self) -> Self {
+        Two(self.0.abs(), self.1.abs())
+    }
+}
+
+impl<V: Lanes> Pair<V> for Two<V> {
+    const SPLIT: bool = true;
+
+    #[inline(always)]
+    fn join(low: V, high: V) -> Self {
+        Two(low, high)
+    }
+
+    #[inline(always)]
+    fn halves(self) -> (V, V) {
+        (self.0, self.1)
+    }
 }
 
 /// The slots of a run's lanes: `l` slots after `base` (see [`Batch::gather_run`]).
@@ -110,11 +186,11 @@ impl Batch for f32x8 {
             unsafe { *s = Slot::new(x[l], y[l], z[l], w[l]) };
         }
     }
+}
 
-    type Pair = wide::f32x16;
-
+impl Pair<f32x8> for wide::f32x16 {
     #[inline(always)]
-    fn join(low: Self, high: Self) -> wide::f32x16 {
+    fn join(low: f32x8, high: f32x8) -> Self {
         let (low, high) = (low.to_array(), high.to_array());
         wide::f32x16::new(std::array::from_fn(|l| {
             if l < LANES { low[l] } else { high[l - LANES] }
@@ -122,8 +198,8 @@ impl Batch for f32x8 {
     }
 
     #[inline(always)]
-    fn halves(pair: wide::f32x16) -> (Self, Self) {
-        let a = pair.to_array();
+    fn halves(self) -> (f32x8, f32x8) {
+        let a = self.to_array();
         (
             f32x8::new(std::array::from_fn(|l| a[l])),
             f32x8::new(std::array::from_fn(|l| a[l + LANES])),
@@ -285,18 +361,6 @@ pub mod avx {
             // SAFETY: the caller's contract.
             unsafe { super::avx512::scatter_run(xyzw, base) }
         }
-
-        type Pair = super::avx512::F32x16;
-
-        #[inline(always)]
-        fn join(low: Self, high: Self) -> Self::Pair {
-            super::avx512::F32x16::join(low, high)
-        }
-
-        #[inline(always)]
-        fn halves(pair: Self::Pair) -> (Self, Self) {
-            pair.halves()
-        }
     }
 }
 
@@ -304,7 +368,7 @@ pub mod avx {
 #[cfg(target_arch = "x86_64")]
 pub mod avx512 {
     use super::avx::F32x8;
-    use super::{Lanes, Real, Slot};
+    use super::{Lanes, Pair, Real, Slot};
     use std::arch::x86_64::*;
 
     /// [`Batch::gather_run`](super::Batch::gather_run) with 64-byte loads: the run's eight slots
@@ -440,10 +504,10 @@ pub mod avx512 {
         }
     }
 
-    impl F32x16 {
+    impl Pair<F32x8> for F32x16 {
         /// `low` in lanes 0 to 7 and `high` in lanes 8 to 15.
         #[inline(always)]
-        pub(crate) fn join(low: F32x8, high: F32x8) -> Self {
+        fn join(low: F32x8, high: F32x8) -> Self {
             // SAFETY: AVX-512F is present (see the type's docs).
             F32x16(unsafe {
                 let low = _mm512_castpd256_pd512(_mm256_castps_pd(low.0));
@@ -451,9 +515,9 @@ pub mod avx512 {
             })
         }
 
-        /// Lanes 0 to 7 and lanes 8 to 15, the inverse of [`F32x16::join`].
+        /// Lanes 0 to 7 and lanes 8 to 15, the inverse of `join`.
         #[inline(always)]
-        pub(crate) fn halves(self) -> (F32x8, F32x8) {
+        fn halves(self) -> (F32x8, F32x8) {
             // SAFETY: AVX-512F is present (see the type's docs).
             unsafe {
                 let pd = _mm512_castps_pd(self.0);
