@@ -148,3 +148,28 @@ fn the_feature_pairs_run_and_differ_in_their_feature_only() {
         assert!(names.contains(&on) && names.contains(&off), "{names:?}");
     }
 }
+
+/// A scene that cannot be timed stops the bench with an error that names the file and says
+/// why: here a key of the wrong type, and a folder that does not exist.
+#[test]
+fn a_bad_scene_is_named_with_its_cause() {
+    let scenes = tempfile::tempdir().unwrap();
+    std::fs::write(
+        scenes.path().join("bad.toml"),
+        "[solver]\nsubsteps = \"ten\"\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = scenes.path().to_str().unwrap();
+    let (ok, _, stderr) = supple(&["bench", "scenes", "--dir", bad], dir.path());
+    assert!(!ok);
+    assert!(stderr.contains("bad.toml"), "{stderr}");
+    assert!(stderr.contains("substeps"), "{stderr}");
+    let missing = scenes.path().join("missing");
+    let (ok, _, stderr) = supple(
+        &["bench", "scenes", "--dir", missing.to_str().unwrap()],
+        dir.path(),
+    );
+    assert!(!ok);
+    assert!(stderr.contains("No such file or directory"), "{stderr}");
+}

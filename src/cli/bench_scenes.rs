@@ -6,7 +6,7 @@ use crate::cli::experiments::scenes::{SceneResult, TIMED_FRAMES, bench_scene};
 use crate::export::write_atomic;
 use crate::scene::load_scene;
 use crate::stats::Stage;
-use anyhow::{Context, bail};
+use anyhow::{anyhow, bail};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -52,8 +52,9 @@ pub fn run(args: &ScenesArgs) -> anyhow::Result<()> {
     println!("{header}");
     for (_, path) in &files {
         for threads in pools(&args.threads) {
+            // The cause in the message itself: `main` prints an error's outermost message.
             let r = in_pool(threads, || Ok(bench_scene(load_scene(path)?, args.frames)?))
-                .with_context(|| format!("benchmarking {}", path.display()))?;
+                .map_err(|e| anyhow!("benchmarking {}: {e:#}", path.display()))?;
             println!("{}", table_row(&r, width));
             csv_row(&mut csv, &r);
         }
@@ -71,9 +72,9 @@ pub fn run(args: &ScenesArgs) -> anyhow::Result<()> {
 
 /// The scene files of `dir` (`*.toml`, by name), or those named in `only`; each with its name.
 fn scene_files(dir: &Path, only: &[String]) -> anyhow::Result<Vec<(String, PathBuf)>> {
-    let entries = std::fs::read_dir(dir).with_context(|| {
-        format!(
-            "cannot read the scene folder {} (run from the repository's root or give --dir)",
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        anyhow!(
+            "cannot read the scene folder {}: {e} (run from the repository's root or give --dir)",
             dir.display()
         )
     })?;
