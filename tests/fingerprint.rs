@@ -54,7 +54,7 @@ fn shipped_scenes_after_60_frames() {
         ("flag", 0x2416_ef28_121a_3fbf),
         ("folds", 0xaf2a_b8e1_26f5_bb7d),
         ("cloth_on_mesh", 0x6fba_d0a9_8527_5bfb),
-        ("soft-models", 0x2da7_6537_7b09_4c2c),
+        ("soft-models", 0x42f3_2652_148c_cfa3),
         ("soft-hammock", 0xdde1_b5f7_9bcc_dbb8),
         ("cape", 0xb6a7_a3fb_7ada_33a2),
         ("flag-gusts", 0x489a_fa7a_223c_9181),

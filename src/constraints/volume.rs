@@ -176,21 +176,28 @@ impl PressureSet {
         self.mat.push(mat);
     }
 
-    /// Projects every constraint once.
+    /// Projects every constraint once. One pass over the triangles sums the cross products of
+    /// the gradient and, from the same products, six times the volume ([`enclosed_volume`]);
+    /// each particle's sum is divided by 6 once (not each term: 3 divisions per particle rather
+    /// than 9 per triangle).
     pub fn project_serial(&mut self, ps: &mut ParticleSet) {
         for c in 0..self.len() {
             let range = self.particles[c].clone();
             self.grad.clear();
             self.grad.resize(range.len(), Vec3::zeros());
+            let mut six_v = 0.0;
             for t in &self.triangles[c] {
                 let [a, b, d] = t.map(|i| i as usize);
                 let (xa, xb, xd) = (ps.p[a], ps.p[b], ps.p[d]);
-                self.grad[a - range.start] += xb.cross(&xd) / 6.0;
-                self.grad[b - range.start] += xd.cross(&xa) / 6.0;
-                self.grad[d - range.start] += xa.cross(&xb) / 6.0;
+                let ab = xa.cross(&xb);
+                six_v += ab.dot(&xd);
+                self.grad[a - range.start] += xb.cross(&xd);
+                self.grad[b - range.start] += xd.cross(&xa);
+                self.grad[d - range.start] += ab;
             }
+            self.grad.iter_mut().for_each(|g| *g /= 6.0);
             let k = &self.materials.coeffs[self.mat[c] as usize];
-            let v = enclosed_volume(&ps.p, &self.triangles[c]);
+            let v = six_v / 6.0;
             let (mut w_grad_sq, mut grad_dot_dx) = (0.0, 0.0);
             for (g, i) in self.grad.iter().zip(range.clone()) {
                 w_grad_sq += ps.inv_mass[i] * g.norm_squared();
