@@ -176,7 +176,7 @@ impl DihedralSet {
 
 impl FamilyKind<4> for Dihedral {
     /// The dihedral kernel's long arithmetic pays for pairing: its stage on W at N = 64 with
-    /// dihedral bending is about 8% faster paired with AVX-512, 3% to 5% with AVX's two
+    /// dihedral bending is about 8% faster paired with AVX-512, 2% to 5% with AVX's two
     /// registers (`docs/step-bench.md`).
     const PAIRS: bool = true;
     const PAIRS_SPLIT: bool = true;

@@ -195,11 +195,11 @@ impl PressureSet {
                 self.grad[b - range.start] += xd.cross(&xa);
                 self.grad[d - range.start] += ab;
             }
-            self.grad.iter_mut().for_each(|g| *g /= 6.0);
             let k = &self.materials.coeffs[self.mat[c] as usize];
             let v = six_v / 6.0;
             let (mut w_grad_sq, mut grad_dot_dx) = (0.0, 0.0);
-            for (g, i) in self.grad.iter().zip(range.clone()) {
+            for (g, i) in self.grad.iter_mut().zip(range.clone()) {
+                *g /= 6.0;
                 w_grad_sq += ps.inv_mass[i] * g.norm_squared();
                 grad_dot_dx += g.dot(&(ps.p[i] - ps.x[i]));
             }
