@@ -10,7 +10,7 @@ use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Real};
 use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
-use crate::solver::simd::{Batch, Pair};
+use crate::solver::simd::{Batch, Pair, TABLE};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
 
@@ -35,6 +35,9 @@ struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool, const RUNS:
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
+    /// Otherwise, when the family has at most [`TABLE`] materials, their coefficients as tables
+    /// (α̃, γ, scale) for [`Batch::lookup`].
+    tables: Option<[[Real; TABLE]; 3]>,
     /// Whether every material of the family is rigid, so that no multiplier is kept (see
     /// [`Coeffs::kept`]) and the batches neither read nor write them.
     rigid: bool,
@@ -72,19 +75,35 @@ impl<
             }),
             _ => None,
         };
+        let tables = (uniform.is_none() && data.coeffs.len() <= TABLE).then(|| {
+            let mut t = [[0.0; TABLE]; 3];
+            for (m, k) in data.coeffs.iter().enumerate() {
+                (t[0][m], t[1][m], t[2][m]) = (k.alpha_tilde, k.gamma, k.scale);
+            }
+            t
+        });
         let rigid = data.coeffs.iter().all(Coeffs::is_rigid);
         Batched {
             data,
             uniform,
+            tables,
             rigid,
             pair: std::marker::PhantomData,
         }
     }
 
     /// The coefficients of the materials `mat` of a batch, one per lane (the unused lanes of a
-    /// partial batch repeat the last).
+    /// partial batch repeat the last): looked up in the family's tables when it has them.
     #[inline(always)]
     fn lane_coeffs(&self, mat: &[u16]) -> Coeffs<V> {
+        if let Some([alpha_tilde, gamma, scale]) = self.tables {
+            let mat = padded(mat);
+            return Coeffs {
+                alpha_tilde: V::lookup(alpha_tilde, &mat),
+                gamma: V::lookup(gamma, &mat),
+                scale: V::lookup(scale, &mat),
+            };
+        }
         let [mut alpha_tilde, mut gamma, mut scale] = [[0.0; LANES]; 3];
         for (l, m) in padded(mat).into_iter().enumerate() {
             let k = &self.data.coeffs[m as usize];
@@ -629,7 +648,8 @@ walk_batches_for!(
 /// projecting it over its particles batch by batch, with `wide::f32x8` and (where the processor
 /// has it) AVX, and with the serial driver, gives the bits of the scalar kernel walking the
 /// constraints one after another in the scheduled order: the same positions and multipliers.
-/// One material has its coefficients splatted once, two are gathered per batch.
+/// One material has its coefficients splatted once, two are looked up per batch
+/// ([`Batch::lookup`]).
 #[cfg(test)]
 pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     build: impl Fn(

@@ -24,12 +24,21 @@ use super::view::Slot;
 use crate::math::{Lanes, Real};
 use wide::f32x8;
 
+/// Entries of a table that [`Batch::lookup`] reads (four: AVX permutes within each 128-bit
+/// half).
+pub const TABLE: usize = 4;
+
 /// A SIMD vector of [`LANES`] reals that loads and stores the particles of a batch.
 pub trait Batch: Lanes + Send + Sync {
     /// The vector holding `a`.
     fn from_array(a: [Real; LANES]) -> Self;
     /// The lanes of the vector.
     fn to_array(self) -> [Real; LANES];
+    /// Lane `l` is `table[index[l]]`, for indices below [`TABLE`].
+    #[inline(always)]
+    fn lookup(table: [Real; TABLE], index: &[u16; LANES]) -> Self {
+        Self::from_array(index.map(|i| table[i as usize]))
+    }
     /// The slots `slots` transposed: one vector each of x, y, z and w, lane `l` from `slots[l]`.
     ///
     /// # Safety
@@ -210,7 +219,7 @@ impl Pair<f32x8> for wide::f32x16 {
 /// The AVX vector (x86-64 only).
 #[cfg(target_arch = "x86_64")]
 pub mod avx {
-    use super::{Batch, LANES, Lanes, Real, Slot};
+    use super::{Batch, LANES, Lanes, Real, Slot, TABLE};
     use std::arch::x86_64::*;
 
     /// Eight `f32` lanes in one AVX register.
@@ -295,6 +304,23 @@ pub mod avx {
             // SAFETY: AVX is present (see the type's docs); `a` holds 8 floats.
             unsafe { _mm256_storeu_ps(a.as_mut_ptr(), self.0) };
             a
+        }
+
+        /// The table in both 128-bit halves, permuted by the indices widened to 32 bits: four
+        /// instructions where the portable lookup stores eight lanes and loads them back.
+        #[inline(always)]
+        fn lookup(table: [Real; TABLE], index: &[u16; LANES]) -> Self {
+            // SAFETY: AVX is present (see the type's docs); `index` holds 16 bytes, `table` 4
+            // floats. `vpermilps` reads the low two bits of each index, below `TABLE`.
+            F32x8(unsafe {
+                let i = _mm_loadu_si128(index.as_ptr().cast());
+                let low = _mm_cvtepu16_epi32(i);
+                let high = _mm_cvtepu16_epi32(_mm_unpackhi_epi64(i, i));
+                let i = _mm256_insertf128_si256::<1>(_mm256_castsi128_si256(low), high);
+                let t = _mm_loadu_ps(table.as_ptr());
+                let t = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(t), t);
+                _mm256_permutevar_ps(t, i)
+            })
         }
 
         #[inline(always)]
@@ -527,5 +553,44 @@ pub mod avx512 {
                 )
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every lane of a lookup is the table's entry at its index, with the portable vector and
+    /// (where the processor has it) AVX, including indices that repeat and a table whose entries
+    /// differ only in their low bits.
+    #[test]
+    fn a_lookup_reads_each_lanes_entry() {
+        let table = [1.5, -0.0, f32::from_bits(0x3f80_0001), 7e-39];
+        let indices = [
+            [0, 1, 2, 3, 3, 2, 1, 0],
+            [3; LANES],
+            [2, 0, 2, 0, 1, 1, 3, 0],
+        ];
+        for index in indices {
+            let want = index.map(|i| table[i as usize].to_bits());
+            let portable = f32x8::lookup(table, &index).to_array().map(f32::to_bits);
+            assert_eq!(portable, want, "portable, indices {index:?}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx") {
+                // SAFETY: the processor has AVX.
+                let avx = unsafe { avx_lookup(table, &index) }.map(f32::to_bits);
+                assert_eq!(avx, want, "AVX, indices {index:?}");
+            }
+        }
+    }
+
+    /// [`Batch::lookup`] of the AVX vector, compiled for AVX as the crate uses it.
+    ///
+    /// # Safety
+    /// The processor has AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn avx_lookup(table: [Real; TABLE], index: &[u16; LANES]) -> [Real; LANES] {
+        avx::F32x8::lookup(table, index).to_array()
     }
 }
