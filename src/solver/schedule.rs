@@ -6,7 +6,7 @@
 //! arrays are reordered once, from the particle ids alone (never from the thread count), into a
 //! [`Schedule`]:
 //!
-//! - **Blocks.** The family, in build order, is cut into at most [`MAX_BLOCKS`] contiguous
+//! - **Blocks.** The family, in build order, is cut into at most [`BLOCKS`] contiguous
 //!   blocks, and the blocks are graph-colored: two blocks conflict when one of their constraints
 //!   do. A cloth built row by row gives slabs of rows, where only neighbouring slabs conflict, so
 //!   two colors (even and odd slabs). The colored driver projects the colors one after another
@@ -34,9 +34,16 @@
 
 use std::ops::Range;
 
-/// Most blocks a family is cut into: four per color on a cloth, enough to keep 2 to 4 threads
-/// busy; fewer blocks keep more of the build-order sweep.
+/// Most blocks a scheduled family may hold (what [`validate`] accepts), and most items of a
+/// [`Team`](super::team::Team)'s job.
 pub const MAX_BLOCKS: usize = 8;
+
+/// Blocks a family is cut into when it is large enough (see [`MIN_BLOCK_LEN`]): two per color on
+/// a cloth, enough to keep two threads busy. Taller slabs keep more of the build-order sweep and
+/// give its batches more independent constraints: a 40 x 40 grid's stretch family in build order
+/// (alternating diagonals) filled 5.7 of 8 lanes per batch in eight blocks of five rows of cells,
+/// and its stage took 0.94 instead of 1.03 ms in four (`docs/step-bench.md`, session 12).
+pub const BLOCKS: usize = 4;
 
 /// Fewest constraints in a block (smaller families get fewer blocks): a block of this size is a
 /// few µs of work, far more than handing it to another member of a [`Team`](super::team::Team) costs.
@@ -122,7 +129,7 @@ pub struct Schedule {
 /// contiguous blocks, graph-colored, each regrouped into batches of independent constraints.
 pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
     let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
-    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, MAX_BLOCKS);
+    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, BLOCKS);
     let bounds: Vec<usize> = (0..=count).map(|b| b * ids.len() / count).collect();
     // The blocks touching each particle, one bit each.
     let mut touching = vec![0u64; particles];
@@ -215,7 +222,7 @@ pub fn batch_fill<const K: usize>(ids: &[[u32; K]]) -> f64 {
 /// where in build order chains of neighbours leave most batches with one constraint.
 /// Gauss-Seidel then sweeps each block color by color. A rope or a grid keeps its build order.
 pub fn order_for_batches<const K: usize>(mut ids: Vec<[u32; K]>) -> Vec<[u32; K]> {
-    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, MAX_BLOCKS);
+    let count = (ids.len() / MIN_BLOCK_LEN).clamp(1, BLOCKS);
     let particles = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
     // The colors taken at each particle, one bit each; a constraint past the 64th color takes
     // the last.
@@ -735,8 +742,8 @@ mod tests {
     fn rows_of_a_long_chain_make_two_colors_of_blocks() {
         let ids: Vec<[u32; 2]> = (0..4000).map(|i| [i, i + 1]).collect();
         let (v, s) = reorder(&ids);
-        assert_eq!(s.blocks.bounds.len(), MAX_BLOCKS + 1);
-        assert_eq!(s.blocks.colors, vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]);
+        assert_eq!(s.blocks.bounds.len(), BLOCKS + 1);
+        assert_eq!(s.blocks.colors, vec![vec![0, 2], vec![1, 3]]);
         validate(&v, &s.blocks).unwrap();
     }
 
