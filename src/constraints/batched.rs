@@ -164,12 +164,12 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         // SAFETY (both arms): forwarded from the caller.
         match full {
             (Ok(offsets), Ok(rest), Ok(lambda)) => unsafe {
-                self.project_batch::<DAMPED>(lanes, offsets, rest, lambda, v)
+                self.project_batch::<DAMPED, true>(lanes, offsets, rest, lambda, v)
             },
             _ => {
                 let mut padded_lambda = padded(lambda);
                 unsafe {
-                    self.project_batch::<DAMPED>(
+                    self.project_batch::<DAMPED, false>(
                         lanes,
                         &padded(offsets),
                         &padded(rest),
@@ -245,22 +245,39 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
             *w = join(ga.weights[n], gb.weights[n]);
         }
         let r = Kind::project(p, w, rest, weights, lambda, dx, &k);
-        // The moved positions added in the pair's lanes, then halved, rather than from each
-        // batch's gathered halves, which would then stay alive across the projection and spill.
         let zero = V::splat(0.0);
-        let (mut p_a, mut p_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
-        let (mut w_a, mut w_b) = ([zero; K], [zero; K]);
-        for n in 0..K {
-            let moved = p[n] + r.dp[n];
-            for i in 0..3 {
-                (p_a[n].0[i], p_b[n].0[i]) = moved.0[i].halves();
+        if RUNS || !Kind::ADDS {
+            // The moved positions added in the pair's lanes, then halved, rather than from each
+            // batch's gathered halves, which would then stay alive across the projection and
+            // spill.
+            let (mut p_a, mut p_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
+            let (mut w_a, mut w_b) = ([zero; K], [zero; K]);
+            for n in 0..K {
+                let moved = p[n] + r.dp[n];
+                for i in 0..3 {
+                    (p_a[n].0[i], p_b[n].0[i]) = moved.0[i].halves();
+                }
+                (w_a[n], w_b[n]) = w[n].halves();
             }
-            (w_a[n], w_b[n]) = w[n].halves();
-        }
-        // SAFETY: as above; the two batches share no particle.
-        unsafe {
-            ga.store(p_a, w_a, v);
-            gb.store(p_b, w_b, v);
+            // SAFETY: as above; the two batches share no particle.
+            unsafe {
+                ga.store(p_a, w_a, v);
+                gb.store(p_b, w_b, v);
+            }
+        } else {
+            // The corrections halved and added in place (see `project_batch`): `p` is not
+            // needed after the projection.
+            let (mut dp_a, mut dp_b) = ([LaneVec([zero; 3]); K], [LaneVec([zero; 3]); K]);
+            for n in 0..K {
+                for i in 0..3 {
+                    (dp_a[n].0[i], dp_b[n].0[i]) = r.dp[n].0[i].halves();
+                }
+            }
+            // SAFETY: as above; the two batches share no particle, and both are full.
+            unsafe {
+                ga.add(dp_a, v);
+                gb.add(dp_b, v);
+            }
         }
         let (dl_a, dl_b) = r.delta_lambda.halves();
         self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
@@ -275,10 +292,15 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
     /// at `offsets`, with rest values `rest` and multipliers `lambda`.
     ///
+    /// `DISTINCT` when no two lanes repeat a constraint (a full batch): the corrections of a kind
+    /// that [`FamilyKind::ADDS`] are then added to the slots in place ([`Batch::add_scatter`]),
+    /// except in the build that stores runs whole, which writes the moved positions as a partial
+    /// batch does.
+    ///
     /// # Safety
     /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
     #[inline(always)]
-    unsafe fn project_batch<const DAMPED: bool>(
+    unsafe fn project_batch<const DAMPED: bool, const DISTINCT: bool>(
         &self,
         lanes: Range<usize>,
         offsets: &[[u32; K]; LANES],
@@ -289,8 +311,11 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         // SAFETY: forwarded from the caller.
         let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
         let r = Kind::project(g.p, g.w, g.rest, g.weights, g.lambda, g.dx, &g.k);
-        // SAFETY: as above.
-        unsafe { g.scatter(r.dp, v) };
+        // SAFETY (both arms): as above; distinct lanes share no particle.
+        match Kind::ADDS && DISTINCT && !RUNS {
+            true => unsafe { g.add(r.dp, v) },
+            false => unsafe { g.scatter(r.dp, v) },
+        }
         self.keep(lambda, g.lambda, &g.k, r.delta_lambda);
     }
 
@@ -478,6 +503,19 @@ impl<V: Batch, const K: usize> Gathered<'_, V, K> {
         }
         // SAFETY: the caller's contract.
         unsafe { self.store(p, self.w, v) }
+    }
+
+    /// Adds `dp` to the positions in the lanes' slots, in place (see [`Batch::add_scatter`]).
+    ///
+    /// # Safety
+    /// As [`Gathered::scatter`], and no two lanes repeat a constraint.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)]
+    unsafe fn add(&self, dp: [LaneVec<V>; K], v: &View) {
+        for n in 0..K {
+            // SAFETY: the caller's contract.
+            unsafe { V::add_scatter(dp[n].0, &lane_slots(v, self.offsets, n)) }
+        }
     }
 
     /// Writes the positions `p` and inverse masses `w` of the lanes' particles to their slots.

@@ -180,6 +180,9 @@ impl FamilyKind<4> for Dihedral {
     /// registers (`docs/step-bench.md`).
     const PAIRS: bool = true;
     const PAIRS_SPLIT: bool = true;
+    /// Its twelve coordinates spilled when kept for the end: added in place, its stage in the
+    /// default scene took 1.45 instead of 1.52 ms on AVX (`docs/step-bench.md`, session 12).
+    const ADDS: bool = true;
 
     /// [`solve_dihedral`]'s update with the gradient kept as `AngleGradient`:
     /// `Σ wᵢ|∇ᵢθ|² = |m₁|² Σ wᵢαᵢ² + 2 m₁·m₂ Σ wᵢαᵢβᵢ + |m₂|² Σ wᵢβᵢ²` and

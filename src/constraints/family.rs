@@ -27,6 +27,12 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// arithmetic are long enough for the two halves to overlap.
     const PAIRS_SPLIT: bool = false;
 
+    /// Whether a full batch adds its corrections to the slots in place
+    /// ([`Batch::add_scatter`](crate::solver::simd::Batch::add_scatter)) rather than writing the
+    /// moved positions, which keeps the gathered positions alive across the projection: for a
+    /// kernel long enough that they spill (`docs/step-bench.md`, session 12).
+    const ADDS: bool = false;
+
     /// Whether each constraint carries four weights besides its rest value (pushed with
     /// [`Family::push_weighted`]); the kernels of the other kinds get zeros.
     const WEIGHTED: bool = false;

@@ -49,6 +49,22 @@ pub trait Batch: Lanes + Send + Sync {
     /// # Safety
     /// Every pointer is valid for writes, and no other thread accesses its slot during the call.
     unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]);
+    /// Adds lane `l` of `dp` (x, y, z) to the position in `slots[l]`, its inverse mass left as it
+    /// is: the additions of [`Batch::scatter`] of the moved positions, without the gathered
+    /// positions kept alive across the projection (which spills them to the stack). The slots
+    /// must be distinct: a repeated slot would be moved twice.
+    ///
+    /// # Safety
+    /// As [`Batch::scatter`].
+    #[inline(always)]
+    unsafe fn add_scatter(dp: [Self; 3], slots: &[*mut Slot; LANES]) {
+        let [x, y, z] = dp.map(Self::to_array);
+        for (l, &s) in slots.iter().enumerate() {
+            // SAFETY: the caller's contract.
+            let p = unsafe { &mut (*s).p };
+            (p.x, p.y, p.z) = (p.x + x[l], p.y + y[l], p.z + z[l]);
+        }
+    }
 
     /// [`Batch::gather`] of a run (see [`schedule::runs`](super::schedule::runs)): lane `l`
     /// from the slot `l` after `base`.
@@ -291,6 +307,27 @@ pub mod avx {
         }
     }
 
+    /// The four vectors `xyzw` (x, y, z and w of eight lanes) as the slots of the lanes: row `r`
+    /// holds lane `r` in its low half and lane `r + 4` in its high half (a 4 x 4 transpose in
+    /// each half), as [`Batch::gather`] reads them.
+    #[inline(always)]
+    fn rows(xyzw: [F32x8; 4]) -> [__m256; 4] {
+        let [x, y, z, w] = xyzw.map(|v| v.0);
+        // SAFETY: AVX is present (see the type's docs).
+        unsafe {
+            let t0 = _mm256_unpacklo_ps(x, y); // x0 y0 x1 y1
+            let t1 = _mm256_unpackhi_ps(x, y); // x2 y2 x3 y3
+            let t2 = _mm256_unpacklo_ps(z, w); // z0 w0 z1 w1
+            let t3 = _mm256_unpackhi_ps(z, w); // z2 w2 z3 w3
+            [
+                _mm256_shuffle_ps::<0x44>(t0, t2),
+                _mm256_shuffle_ps::<0xEE>(t0, t2),
+                _mm256_shuffle_ps::<0x44>(t1, t3),
+                _mm256_shuffle_ps::<0xEE>(t1, t3),
+            ]
+        }
+    }
+
     impl Batch for F32x8 {
         #[inline(always)]
         fn from_array(a: [Real; LANES]) -> Self {
@@ -353,22 +390,29 @@ pub mod avx {
 
         #[inline(always)]
         unsafe fn scatter(xyzw: [Self; 4], slots: &[*mut Slot; LANES]) {
-            let [x, y, z, w] = [xyzw[0].0, xyzw[1].0, xyzw[2].0, xyzw[3].0];
             // SAFETY: as in `gather`.
             unsafe {
-                let t0 = _mm256_unpacklo_ps(x, y); // x0 y0 x1 y1
-                let t1 = _mm256_unpackhi_ps(x, y); // x2 y2 x3 y3
-                let t2 = _mm256_unpacklo_ps(z, w); // z0 w0 z1 w1
-                let t3 = _mm256_unpackhi_ps(z, w); // z2 w2 z3 w3
-                let rows = [
-                    _mm256_shuffle_ps::<0x44>(t0, t2),
-                    _mm256_shuffle_ps::<0xEE>(t0, t2),
-                    _mm256_shuffle_ps::<0x44>(t1, t3),
-                    _mm256_shuffle_ps::<0xEE>(t1, t3),
-                ];
-                for (r, row) in rows.into_iter().enumerate() {
+                for (r, row) in rows(xyzw).into_iter().enumerate() {
                     _mm_store_ps(slots[r].cast::<f32>(), _mm256_castps256_ps128(row));
                     _mm_store_ps(slots[r + 4].cast::<f32>(), _mm256_extractf128_ps::<1>(row));
+                }
+            }
+        }
+
+        /// Each slot read, added to and written back in place, 16 bytes at a time; the inverse
+        /// mass gets `−0`, which leaves every value as it is.
+        #[inline(always)]
+        unsafe fn add_scatter(dp: [Self; 3], slots: &[*mut Slot; LANES]) {
+            // SAFETY: as in `gather`.
+            unsafe {
+                let dp = [dp[0], dp[1], dp[2], F32x8(_mm256_set1_ps(-0.0))];
+                for (r, row) in rows(dp).into_iter().enumerate() {
+                    let add = |s: *mut Slot, d: __m128| {
+                        let s = s.cast::<f32>();
+                        _mm_store_ps(s, _mm_add_ps(_mm_load_ps(s), d));
+                    };
+                    add(slots[r], _mm256_castps256_ps128(row));
+                    add(slots[r + 4], _mm256_extractf128_ps::<1>(row));
                 }
             }
         }
