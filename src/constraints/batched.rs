@@ -246,7 +246,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         }
         let r = Kind::project(p, w, rest, weights, lambda, dx, &k);
         let zero = V::splat(0.0);
-        if RUNS || !Kind::ADDS {
+        if !Self::ADDS {
             // The moved positions added in the pair's lanes, then halved, rather than from each
             // batch's gathered halves, which would then stay alive across the projection and
             // spill.
@@ -288,14 +288,16 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
 impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool, const RUNS: bool>
     Batched<'_, '_, K, Kind, V, P, PAIR, RUNS>
 {
+    /// Whether full batches add their corrections in place ([`FamilyKind::ADDS`]); the build
+    /// that stores runs whole writes the moved positions instead.
+    const ADDS: bool = Kind::ADDS && !RUNS;
+
     /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
     /// at `offsets`, with rest values `rest` and multipliers `lambda`.
     ///
-    /// `DISTINCT` when no two lanes repeat a constraint (a full batch): the corrections of a kind
-    /// that [`FamilyKind::ADDS`] are then added to the slots in place ([`Batch::add_scatter`]),
-    /// except in the build that stores runs whole, which writes the moved positions as a partial
-    /// batch does.
+    /// `DISTINCT` when no two lanes repeat a constraint (a full batch): the corrections are then
+    /// added to the slots in place ([`Batch::add_scatter`]) where [`Batched::ADDS`].
     ///
     /// # Safety
     /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
@@ -312,7 +314,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
         let r = Kind::project(g.p, g.w, g.rest, g.weights, g.lambda, g.dx, &g.k);
         // SAFETY (both arms): as above; distinct lanes share no particle.
-        match Kind::ADDS && DISTINCT && !RUNS {
+        match Self::ADDS && DISTINCT {
             true => unsafe { g.add(r.dp, v) },
             false => unsafe { g.scatter(r.dp, v) },
         }
@@ -704,6 +706,12 @@ pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> 
             batched_matches_scalar(&set, &ps);
         }
     }
+    // More materials than `TABLE`: each lane's coefficients gathered one by one (the extra
+    // materials are unused, so the results are those of two).
+    let (mut set, ps) = build(0.01, true);
+    let first = set.materials.coeffs[0];
+    set.materials.coeffs.extend([first; TABLE]);
+    batched_matches_scalar(&set, &ps);
     // Every material rigid: no multiplier is kept (see `Coeffs::kept`).
     let (mut set, ps) = build(0.0, true);
     set.materials.coeffs.fill(super::stiffness::Coeffs::rigid());
