@@ -19,8 +19,8 @@ use supple::math::Vec3;
 use supple::params::SolverMethod;
 use supple::scene::parse_scene;
 use supple::solver::Team;
+use supple::solver::View;
 use supple::solver::view::pack;
-use supple::solver::{Sweep, View};
 
 fn kernels(c: &mut Criterion) {
     let k = Stiffness::default().coeffs(1.0 / 600.0, 10);
@@ -172,8 +172,8 @@ fn bench_pass<const K: usize, Kind: FamilyKind<K> + Send>(
             Team::scope(1, |team| {
                 let v = View::new(&mut slots, &starts);
                 match colored {
-                    true => set.project_colored(&v, Sweep::Forward, team),
-                    false => set.project_serial(&v, Sweep::Forward),
+                    true => set.project_colored(&v, team),
+                    false => set.project_serial(&v),
                 }
             })
         })

@@ -118,33 +118,42 @@ fn cloth_drift(n: u32, diagonals: Diagonals, substeps: u32, iterations: u32) -> 
 /// not for every grid: a single forward Gauss-Seidel sweep can feed a swinging grid energy, in
 /// its build order (cell by cell) as in the order it is projected in (row by row, see
 /// `schedule::order_grid_edges`); `docs/step-bench.md` gives the gains measured. From two
-/// iterations on, where the sweeps alternate direction, the next test finds none.
+/// iterations on the gains nearly vanish (the next test).
 #[test]
 fn undamped_swinging_cloth_keeps_its_energy() {
     for substeps in [50, 100] {
         let drift = cloth_drift(10, Diagonals::Alternating, substeps, 1);
-        assert_keeps_energy(&format!("cloth, {substeps} substeps"), drift);
+        assert_keeps_energy(&format!("cloth, {substeps} substeps"), drift, 0.001);
     }
 }
 
 /// Asserts that a swinging cloth whose largest relative energy loss and gain are `loss` and
-/// `gain` lost less than 20% and gained none (no frame more than 0.1% above the start).
-fn assert_keeps_energy(cloth: &str, (loss, gain): (f32, f32)) {
+/// `gain` lost less than 20% and gained at most `max_gain` (relative, at any frame).
+fn assert_keeps_energy(cloth: &str, (loss, gain): (f32, f32), max_gain: f32) {
     let (loss, gain) = (loss * 100.0, gain * 100.0);
     eprintln!("{cloth}: lost {loss:.3}%, gained {gain:.4}%");
     assert!(loss < 20.0, "{cloth}: the energy fell by {loss}%");
-    assert!(gain < 0.1, "{cloth}: the energy rose by {gain}%");
+    assert!(
+        gain < max_gain * 100.0,
+        "{cloth}: the energy rose by {gain}%"
+    );
 }
 
 /// With two iterations per substep, swinging grids of 10 to 48 particles a side, with either
-/// split of their cells, never gain energy at 50 or 100 substeps.
+/// split of their cells, gain no energy at 50 substeps, and at 100 substeps at most 0.5%: every
+/// iteration sweeps forward, and a forward Gauss-Seidel sweep is not symmetric, so it can feed a
+/// whipping grid a little energy. Measured over 5 s: 0.27% for the uniform 48 x 48 grid at 100
+/// x 2 (0.14% at 100 x 3), none above 0.1% for the other grids and counts, against gains of
+/// 10% to 110% at one iteration (`docs/step-bench.md`). Alternating the direction every iteration
+/// (symmetric Gauss-Seidel) gained none but let cloths stretch twice as far.
 #[test]
 fn undamped_swinging_grids_keep_their_energy_at_two_iterations() {
     for diagonals in [Diagonals::Uniform, Diagonals::Alternating] {
         for n in [10, 24, 48] {
-            for substeps in [50, 100] {
+            for (substeps, max_gain) in [(50, 0.001), (100, 0.005)] {
                 let drift = cloth_drift(n, diagonals, substeps, 2);
-                assert_keeps_energy(&format!("{diagonals:?} {n} x {n}, {substeps} x 2"), drift);
+                let cloth = format!("{diagonals:?} {n} x {n}, {substeps} x 2");
+                assert_keeps_energy(&cloth, drift, max_gain);
             }
         }
     }

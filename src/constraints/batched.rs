@@ -9,7 +9,7 @@
 use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Real};
-use crate::solver::drivers::{self, Correction, Kernel, Sweep, Walk};
+use crate::solver::drivers::{self, Correction, Kernel, Walk};
 use crate::solver::simd::{Batch, Pair, TABLE};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
@@ -583,11 +583,10 @@ impl Isa {
 pub(super) unsafe fn walk_batches<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
     data: &FamilyData<'_, K, Kind>,
     walk: &mut Walk,
-    sweep: Sweep,
     v: &View,
 ) {
     // SAFETY: the processor has the best instruction set; the rest is forwarded.
-    unsafe { walk_batches_on::<K, Kind, DAMPED>(Isa::best(), data, walk, sweep, v) }
+    unsafe { walk_batches_on::<K, Kind, DAMPED>(Isa::best(), data, walk, v) }
 }
 
 /// [`drivers::walk_batches`] for a family built for `isa`.
@@ -599,7 +598,6 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
     isa: Isa,
     data: &FamilyData<'_, K, Kind>,
     walk: &mut Walk,
-    sweep: Sweep,
     v: &View,
 ) {
     // SAFETY (every arm): forwarded from the caller.
@@ -607,13 +605,13 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
         match isa {
             Isa::Portable => {
                 walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, DAMPED, false, false>(
-                    data, walk, sweep, v,
+                    data, walk, v,
                 );
             }
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walk, sweep, v),
+            Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walk, v),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walk, sweep, v),
+            Isa::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walk, v),
         }
     }
 }
@@ -635,12 +633,11 @@ unsafe fn walk_batches_as<
 >(
     data: &FamilyData<'_, K, Kind>,
     walk: &mut Walk,
-    sweep: Sweep,
     v: &View,
 ) {
     let kernel = Batched::<K, Kind, V, P, PAIR, RUNS>::new(data);
     // SAFETY: forwarded from the caller.
-    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, sweep, v) }
+    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, v) }
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
@@ -657,14 +654,11 @@ macro_rules! walk_batches_for {
         unsafe fn $name<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
             data: &FamilyData<'_, K, Kind>,
             walk: &mut Walk,
-            sweep: Sweep,
             v: &View,
         ) {
             use crate::solver::simd::avx::F32x8;
             // SAFETY: forwarded from the caller.
-            unsafe {
-                walk_batches_as::<K, Kind, F32x8, $pair, DAMPED, true, $runs>(data, walk, sweep, v)
-            }
+            unsafe { walk_batches_as::<K, Kind, F32x8, $pair, DAMPED, true, $runs>(data, walk, v) }
         }
     };
 }
@@ -830,29 +824,22 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     let run = |project: &(dyn Fn(&mut super::family::Family<K, Kind>, &View) + Sync)| {
         run_on(1, &|set, v, _| project(set, v))
     };
-    // One constraint after another in the scheduled order, forward or backward.
-    let scalar_sweep = |sweep: Sweep| {
-        run(&move |set, v| {
-            let (data, lambda, _) = set.split();
-            let mut one = |(c, l): (usize, &mut Real)| {
-                // SAFETY: one thread.
-                unsafe {
-                    match data.damped() {
-                        true => drivers::project_one::<K, true, _>(&data, c, l, v),
-                        false => drivers::project_one::<K, false, _>(&data, c, l, v),
-                    }
+    // One constraint after another in the scheduled order.
+    let scalar = run(&|set, v| {
+        let (data, lambda, _) = set.split();
+        for (c, l) in lambda.iter_mut().enumerate() {
+            // SAFETY: one thread.
+            unsafe {
+                match data.damped() {
+                    true => drivers::project_one::<K, true, _>(&data, c, l, v),
+                    false => drivers::project_one::<K, false, _>(&data, c, l, v),
                 }
-            };
-            match sweep {
-                Sweep::Forward => lambda.iter_mut().enumerate().for_each(&mut one),
-                Sweep::Backward => lambda.iter_mut().enumerate().rev().for_each(&mut one),
             }
-        })
-    };
-    let scalar = scalar_sweep(Sweep::Forward);
+        }
+    });
     // The whole schedule as one walk with `isa`, or with `wide::f32x8` pairing batches when
     // `isa` is `None`.
-    let walk_all = |isa: Option<Isa>, s: Sweep| {
+    let walk_all = |isa: Option<Isa>| {
         move |set: &mut super::family::Family<K, Kind>, v: &View| {
             let (data, lambda, blocks) = set.split();
             let walk = &mut Walk {
@@ -865,10 +852,10 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
                 match (isa, data.damped()) {
-                    (Some(isa), true) => walk_batches_on::<K, Kind, true>(isa, &data, walk, s, v),
-                    (Some(isa), false) => walk_batches_on::<K, Kind, false>(isa, &data, walk, s, v),
-                    (None, true) => damped(&data, walk, s, v),
-                    (None, false) => undamped(&data, walk, s, v),
+                    (Some(isa), true) => walk_batches_on::<K, Kind, true>(isa, &data, walk, v),
+                    (Some(isa), false) => walk_batches_on::<K, Kind, false>(isa, &data, walk, v),
+                    (None, true) => damped(&data, walk, v),
+                    (None, false) => undamped(&data, walk, v),
                 }
             }
         }
@@ -881,10 +868,7 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         assert!(scalar.0 == p, "{path}: positions differ");
         assert!(scalar.1 == lambda, "{path}: multipliers differ");
     };
-    check(
-        "the serial driver",
-        run(&|set, v| set.project_serial(v, Sweep::Forward)),
-    );
+    check("the serial driver", run(&|set, v| set.project_serial(v)));
     // The colored driver's order: color after color, each color's blocks one after another.
     let by_colors = run(&|set, v| {
         let (data, lambda, blocks) = set.split();
@@ -906,9 +890,7 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         "colors of several blocks, and no serial tail"
     );
     for threads in [1, 2] {
-        let colored = run_on(threads, &|set, v, team| {
-            set.project_colored(v, Sweep::Forward, team)
-        });
+        let colored = run_on(threads, &|set, v, team| set.project_colored(v, team));
         assert!(
             colored == by_colors,
             "the colored driver on {threads} threads gives the bits of walking the blocks of a \
@@ -919,24 +901,15 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         !Kind::PAIRS || blocks.apart.iter().any(|&a| a),
         "consecutive batches that share no particle, for the families that pair them"
     );
-    for sweep in [Sweep::Forward, Sweep::Backward] {
-        let expected = scalar_sweep(sweep);
-        let check = |path: &str, got: (Vec<crate::math::Vec3>, Vec<Real>)| {
-            assert!(
-                expected == got,
-                "{path}, {sweep:?}: positions or multipliers differ"
-            );
-        };
-        check("wide::f32x8", run(&walk_all(Some(Isa::Portable), sweep)));
-        check("wide::f32x8 paired", run(&walk_all(None, sweep)));
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx") {
-                check("AVX", run(&walk_all(Some(Isa::Avx), sweep)));
-            }
-            if std::arch::is_x86_feature_detected!("avx512vl") {
-                check("AVX-512VL", run(&walk_all(Some(Isa::Avx512), sweep)));
-            }
+    check("wide::f32x8", run(&walk_all(Some(Isa::Portable))));
+    check("wide::f32x8 paired", run(&walk_all(None)));
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            check("AVX", run(&walk_all(Some(Isa::Avx))));
+        }
+        if std::arch::is_x86_feature_detected!("avx512vl") {
+            check("AVX-512VL", run(&walk_all(Some(Isa::Avx512))));
         }
     }
     scalar.1

@@ -9,7 +9,7 @@ use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::Slot;
 use crate::solver::Team;
 use crate::solver::View;
-use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Sweep, Walk};
+use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Walk};
 use crate::solver::schedule::{self, Blocks};
 use std::marker::PhantomData;
 
@@ -171,9 +171,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, sweep: Sweep, v: &View) {
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View) {
         // SAFETY: forwarded from the caller.
-        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walk, sweep, v) }
+        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walk, v) }
     }
 }
 
@@ -310,21 +310,21 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         (data, &mut self.lambda, &self.blocks)
     }
 
-    /// Projects every constraint of the particles `v` in the direction of `sweep`, Gauss-Seidel
+    /// Projects every constraint of the particles `v` in the scheduled order, Gauss-Seidel
     /// style (each sees the previous ones).
-    pub fn project_serial(&mut self, v: &View, sweep: Sweep) {
+    pub fn project_serial(&mut self, v: &View) {
         let (kernel, lambda, blocks) = self.split();
-        drivers::project_serial(&kernel, lambda, blocks, v, sweep);
+        drivers::project_serial(&kernel, lambda, blocks, v);
     }
 
     /// Projects every constraint of the particles `v`, the blocks of a color in parallel over
     /// `team` (the result does not depend on the thread count). Called by the team's leader.
-    pub fn project_colored(&mut self, v: &View, sweep: Sweep, team: &Team) {
+    pub fn project_colored(&mut self, v: &View, team: &Team) {
         let (kernel, lambda, blocks) = self.split();
         // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
         // not changed since except by `push_constraint`, which appends to the serial tail; the
         // kernels read and correct only `ids[c]`.
-        unsafe { drivers::project_colored(&kernel, lambda, blocks, v, sweep, team) };
+        unsafe { drivers::project_colored(&kernel, lambda, blocks, v, team) };
     }
 
     /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style in

@@ -96,12 +96,12 @@ pub trait Kernel<const K: usize>: Sync {
     /// # Safety
     /// As [`walk_batches`].
     #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, sweep: Sweep, v: &View)
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View)
     where
         Self: Sized,
     {
         // SAFETY: forwarded from the caller.
-        unsafe { walk_batches::<K, DAMPED, Self>(self, walk, sweep, v) }
+        unsafe { walk_batches::<K, DAMPED, Self>(self, walk, v) }
     }
 }
 
@@ -127,34 +127,8 @@ pub unsafe fn project_one<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
 }
 
-/// The direction of a sweep over a family. Gauss-Seidel favours the direction it sweeps in:
-/// a forward sweep carries the pins' support through a cloth built from its pinned edge, and
-/// leaves the last constraints it visits (far from the pins) the most satisfied. Alternating the
-/// direction every iteration (symmetric Gauss-Seidel) removes the dependence on which way the
-/// body was built (measured on W in `docs/step-bench.md`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sweep {
-    /// In the scheduled order.
-    Forward,
-    /// In the reverse of the scheduled order.
-    Backward,
-}
-
-impl Sweep {
-    /// The sweep of solver iteration `i` (counted from 0): forward on even iterations, backward
-    /// on odd ones.
-    pub fn of_iteration(i: u32) -> Self {
-        if i.is_multiple_of(2) {
-            Sweep::Forward
-        } else {
-            Sweep::Backward
-        }
-    }
-}
-
-/// Projects the constraints `start..start + lambda.len()` one after another in the direction of
-/// `sweep` (`lambda` holds their multipliers): the loop shared by the serial driver and the tasks
-/// of the colored driver.
+/// Projects the constraints `start..start + lambda.len()` one after another (`lambda` holds
+/// their multipliers): the serial tail of a family.
 ///
 /// # Safety
 /// No other thread accesses the particles of these constraints during the call.
@@ -162,16 +136,11 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     start: usize,
-    sweep: Sweep,
     v: &View,
 ) {
-    let one = |(n, l): (usize, &mut Real)| {
+    for (n, l) in lambda.iter_mut().enumerate() {
         // SAFETY: forwarded from the caller.
         unsafe { project_one::<K, DAMPED, F>(family, start + n, l, v) }
-    };
-    match sweep {
-        Sweep::Forward => lambda.iter_mut().enumerate().for_each(one),
-        Sweep::Backward => lambda.iter_mut().enumerate().rev().for_each(one),
     }
 }
 
@@ -195,7 +164,7 @@ impl Walk<'_> {
     }
 }
 
-/// Projects the batches of `w`, in the direction of `sweep`, each batch with
+/// Projects the batches of `w` in order, each batch with
 /// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic), or, for a
 /// family that [`pairs`](Kernel::pairs), two consecutive full batches that share no particle with
 /// [`Kernel::project_pair`]. The constraints of a batch share no particle, so their order inside
@@ -216,7 +185,6 @@ impl Walk<'_> {
 pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     w: &mut Walk,
-    sweep: Sweep,
     v: &View,
 ) {
     // With the caller's contract, this one check bounds every batch's multipliers.
@@ -226,12 +194,12 @@ pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let (n, mut done) = (w.len(), 0);
     while done < n {
         // SAFETY: forwarded from the caller, and each step's batches are below `len`.
-        done += unsafe { step::<K, DAMPED, F>(family, w, done, sweep, v) };
+        done += unsafe { step::<K, DAMPED, F>(family, w, done, v) };
     }
 }
 
 /// One step of [`walk_batches`] along `w`, of which `done` batches (fewer than all) are
-/// walked: projects the next batch in the direction of `sweep`, or the next two together when
+/// walked: projects the next batch, or the next two together when
 /// the family [`pairs`](Kernel::pairs) them, both are full and they share no particle. Returns
 /// the number of batches projected.
 ///
@@ -242,41 +210,26 @@ unsafe fn step<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     w: &mut Walk,
     done: usize,
-    sweep: Sweep,
     v: &View,
 ) -> usize {
     let n = w.len();
     debug_assert!(done < n);
-    // The next batch `b`, and the one after it in the sweep with the entry of `apart` that tells
-    // the two apart.
-    let (b, next) = match sweep {
-        Sweep::Forward => (done, (done + 1 < n).then_some((done + 1, done + 1))),
-        Sweep::Backward => {
-            let b = n - 1 - done;
-            (b, (b > 0).then_some((b - 1, b)))
-        }
-    };
     let start = w.batches[0];
-    // SAFETY: `b < n` and `c < n`, so `b + 1` and `c + 1` are bounds of `w.batches`.
+    // SAFETY: `b < n`, so `b + 1` is a bound of `w.batches`.
     let batch = |b: usize| unsafe {
         let (first, end) = (*w.batches.get_unchecked(b), *w.batches.get_unchecked(b + 1));
         (first, end - first)
     };
-    let (first, len) = batch(b);
-    if family.pairs()
-        && let Some((c, apart)) = next
-    {
-        let (second, second_len) = batch(c);
-        if len == LANES && second_len == LANES && w.apart.get(apart) == Some(&true) {
-            let (lo, hi) = (first.min(second) - start, first.max(second) - start);
-            let (head, tail) = w.lambda.split_at_mut(hi);
-            let (low, high) = (full(&mut head[lo..]), full(tail));
-            let (a, c) = match sweep {
-                Sweep::Forward => ((first, low), (second, high)),
-                Sweep::Backward => ((first, high), (second, low)),
-            };
+    let (first, len) = batch(done);
+    // The batch after it, which `apart` tells apart from it.
+    let next = done + 1;
+    if family.pairs() && next < n {
+        let (second, second_len) = batch(next);
+        if len == LANES && second_len == LANES && w.apart.get(next) == Some(&true) {
+            let (head, tail) = w.lambda.split_at_mut(second - start);
+            let (a, b) = (full(&mut head[first - start..]), full(tail));
             // SAFETY: forwarded from the caller; the two batches share no particle.
-            unsafe { family.project_pair::<DAMPED>(a, c, v) };
+            unsafe { family.project_pair::<DAMPED>((first, a), (second, b), v) };
             return 2;
         }
     }
@@ -321,24 +274,23 @@ unsafe fn walk_batch<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
 }
 
-/// Projects every constraint of `family` one after another, Gauss-Seidel style, in the
-/// direction of `sweep`: the scheduled constraints batch after batch (see [`Blocks`]), then the
-/// serial tail (backward: the other way round).
+/// Projects every constraint of `family` one after another, Gauss-Seidel style: the scheduled
+/// constraints batch after batch (see [`Blocks`]), then the serial tail. Every iteration sweeps
+/// the same way: alternating the direction (symmetric Gauss-Seidel) let W's cloth stretch twice
+/// as far at its worst edge over a run (`docs/step-bench.md`, session 13).
 pub fn project_serial<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
     v: &View,
-    sweep: Sweep,
 ) {
     // SAFETY: serially, one constraint after another.
-    unsafe { project(family, lambda, blocks, v, sweep, None) }
+    unsafe { project(family, lambda, blocks, v, None) }
 }
 
-/// Projects every constraint of `family` by colored blocks: in a forward `sweep`, the colors
-/// of `blocks` one after another, the blocks of a color in parallel over `team` (each walked in
-/// the direction of the sweep), then the serial tail; a backward sweep does the same in reverse.
-/// The result does not depend on the number of threads. Called by the team's leader.
+/// Projects every constraint of `family` by colored blocks: the colors of `blocks` one after
+/// another, the blocks of a color in parallel over `team` (each walked in order), then the
+/// serial tail. The result does not depend on the number of threads. Called by the team's leader.
 ///
 /// # Safety
 /// `blocks` is valid for the family ([`validate`](super::schedule::validate) passes on the ids of [`Kernel::particles`]),
@@ -349,11 +301,10 @@ pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
     lambda: &mut [Real],
     blocks: &Blocks,
     v: &View,
-    sweep: Sweep,
     team: &Team,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { project(family, lambda, blocks, v, sweep, Some(team)) }
+    unsafe { project(family, lambda, blocks, v, Some(team)) }
 }
 
 /// The driver behind [`project_serial`] and (with a `team`) [`project_colored`].
@@ -365,15 +316,14 @@ unsafe fn project<const K: usize, F: Kernel<K>>(
     lambda: &mut [Real],
     blocks: &Blocks,
     v: &View,
-    sweep: Sweep,
     team: Option<&Team>,
 ) {
     // SAFETY: forwarded from the caller.
     unsafe {
         if family.damped() {
-            project_with::<K, true, F>(family, lambda, blocks, sweep, team, v);
+            project_with::<K, true, F>(family, lambda, blocks, team, v);
         } else {
-            project_with::<K, false, F>(family, lambda, blocks, sweep, team, v);
+            project_with::<K, false, F>(family, lambda, blocks, team, v);
         }
     }
 }
@@ -386,42 +336,29 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
-    sweep: Sweep,
     team: Option<&Team>,
     v: &View,
 ) {
     let end = blocks.end();
     let (scheduled, tail) = lambda.split_at_mut(end);
-    let scheduled_pass = |scheduled: &mut [Real]| {
-        if let Some(team) = team {
-            // SAFETY: forwarded from the caller.
-            unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, sweep, v, team) }
-        } else {
-            let batches = blocks.batches_in(0..end);
-            let mut whole = Walk {
-                lambda: scheduled,
-                batches,
-                apart: blocks.apart_in(0..end),
-            };
-            // SAFETY: this thread alone walks the constraints, one after another.
-            unsafe { family.walk_batches::<DAMPED>(&mut whole, sweep, v) }
-        }
-    };
-    // SAFETY (the tail): no parallel pass is running; this thread alone walks it.
-    match sweep {
-        Sweep::Forward => {
-            scheduled_pass(scheduled);
-            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
-        }
-        Sweep::Backward => {
-            unsafe { walk::<K, DAMPED, F>(family, tail, end, sweep, v) };
-            scheduled_pass(scheduled);
-        }
+    if let Some(team) = team {
+        // SAFETY: forwarded from the caller.
+        unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, v, team) }
+    } else {
+        let mut whole = Walk {
+            lambda: scheduled,
+            batches: blocks.batches_in(0..end),
+            apart: blocks.apart_in(0..end),
+        };
+        // SAFETY: this thread alone walks the constraints, one after another.
+        unsafe { family.walk_batches::<DAMPED>(&mut whole, v) }
     }
+    // SAFETY: no parallel pass is running; this thread alone walks the tail.
+    unsafe { walk::<K, DAMPED, F>(family, tail, end, v) };
 }
 
-/// Projects the scheduled constraints (`lambda` holds their multipliers) color after color in
-/// the direction of `sweep`, the blocks of a color in parallel over `team`.
+/// Projects the scheduled constraints (`lambda` holds their multipliers) color after color, the
+/// blocks of a color in parallel over `team`.
 ///
 /// # Safety
 /// The contract of [`project_colored`].
@@ -429,14 +366,13 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
-    sweep: Sweep,
     v: &View,
     team: &Team,
 ) {
     // The multipliers of each block, borrowed apart.
     let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
     let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
-    let mut pass = |color: &Vec<usize>| {
+    let pass = |color: &Vec<usize>| {
         // One walk per block, claimed by the members as they come free.
         let mut walks: [Walk; MAX_BLOCKS] = Default::default();
         for (w, &b) in walks.iter_mut().zip(color) {
@@ -450,13 +386,10 @@ unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
         team.for_each_at(&mut walks[..n], &all[..n], |_, w| {
             // SAFETY: the blocks of one color share no particle (the caller's contract), so no
             // two members touch the same particle.
-            unsafe { family.walk_batches::<DAMPED>(w, sweep, v) }
+            unsafe { family.walk_batches::<DAMPED>(w, v) }
         });
     };
-    match sweep {
-        Sweep::Forward => blocks.colors.iter().for_each(&mut pass),
-        Sweep::Backward => blocks.colors.iter().rev().for_each(&mut pass),
-    }
+    blocks.colors.iter().for_each(pass);
 }
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`

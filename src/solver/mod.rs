@@ -11,7 +11,7 @@ pub mod simd;
 pub mod team;
 pub mod view;
 
-pub use drivers::{Correction, JacobiScratch, Kernel, Sweep};
+pub use drivers::{Correction, JacobiScratch, Kernel};
 pub use schedule::{Blocks, LANES, MAX_BLOCKS};
 pub use team::Team;
 pub use view::{Positions, Slot, View};

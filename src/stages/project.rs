@@ -8,13 +8,13 @@ use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterSet;
 use crate::solver::Team;
+use crate::solver::View;
 use crate::solver::view::{pack, repack, unpack};
-use crate::solver::{Sweep, View};
 use crate::stats::{Stage, StageClock};
 
 /// Runs `params.iterations` passes over every constraint family of a substep of `params.h()`:
 /// stretch, distance bending, dihedral and isometric bending and tet volumes (each visited as `params.method`
-/// says, forward on even iterations and backward on odd ones; `colored` spreads the blocks of a
+/// says, every iteration in the same order; `colored` spreads the blocks of a
 /// color over `team`, whose leader calls this; `jacobi` sums each family's corrections over
 /// `team` and extrapolates every iteration, see [`JacobiScratch`](crate::solver::JacobiScratch)),
 /// then serially the Neo-Hookean tets (see [`NeoHookeanSet`](crate::constraints::NeoHookeanSet))
@@ -77,32 +77,31 @@ pub fn project_constraints(
     );
     clock.lap(Stage::Pack);
     for i in 0..iterations {
-        let sweep = Sweep::of_iteration(i);
         match method {
             SolverMethod::GaussSeidel => {
                 let v = View::new(&mut cs.slots, &cs.starts);
-                cs.stretch.project_serial(&v, sweep);
+                cs.stretch.project_serial(&v);
                 clock.lap_if(!cs.stretch.is_empty(), Stage::Stretch);
-                cs.bend_distance.project_serial(&v, sweep);
+                cs.bend_distance.project_serial(&v);
                 clock.lap_if(!cs.bend_distance.is_empty(), Stage::BendDistance);
-                cs.dihedral.project_serial(&v, sweep);
+                cs.dihedral.project_serial(&v);
                 clock.lap_if(!cs.dihedral.is_empty(), Stage::Dihedral);
-                cs.isometric.project_serial(&v, sweep);
+                cs.isometric.project_serial(&v);
                 clock.lap_if(!cs.isometric.is_empty(), Stage::Isometric);
-                cs.volume.project_serial(&v, sweep);
+                cs.volume.project_serial(&v);
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
             }
             SolverMethod::Colored => {
                 let v = View::new(&mut cs.slots, &cs.starts);
-                cs.stretch.project_colored(&v, sweep, team);
+                cs.stretch.project_colored(&v, team);
                 clock.lap_if(!cs.stretch.is_empty(), Stage::Stretch);
-                cs.bend_distance.project_colored(&v, sweep, team);
+                cs.bend_distance.project_colored(&v, team);
                 clock.lap_if(!cs.bend_distance.is_empty(), Stage::BendDistance);
-                cs.dihedral.project_colored(&v, sweep, team);
+                cs.dihedral.project_colored(&v, team);
                 clock.lap_if(!cs.dihedral.is_empty(), Stage::Dihedral);
-                cs.isometric.project_colored(&v, sweep, team);
+                cs.isometric.project_colored(&v, team);
                 clock.lap_if(!cs.isometric.is_empty(), Stage::Isometric);
-                cs.volume.project_colored(&v, sweep, team);
+                cs.volume.project_colored(&v, team);
                 clock.lap_if(!cs.volume.is_empty(), Stage::Volume);
             }
             SolverMethod::Jacobi => {
