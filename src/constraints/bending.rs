@@ -4,7 +4,7 @@
 //! edge, is a [`DistanceSet`](super::distance::DistanceSet) of its own.
 
 use super::family::{Family, FamilyKind, Projection, project_one};
-use super::stiffness::{Coeffs, delta_lambda_bounded};
+use super::stiffness::{Coeffs, delta_lambda_scaled};
 use crate::math::{LaneVec, Lanes, Real, Vec3, atan2};
 use std::f32::consts::PI;
 
@@ -28,53 +28,57 @@ pub struct Dihedral;
 /// `∇_b θ = −|e| m₂`, `∇_e1 θ = ((a − e0)·ê) m₁ + ((b − e0)·ê) m₂` with `m₁ = n₁/|n₁|²`,
 /// `m₂ = n₂/|n₂|²`, `ê = e/|e|`, and `∇_e0 θ` from the four summing to zero.
 pub fn dihedral_angle_and_gradient(x: [Vec3; 4]) -> Option<(Real, [Vec3; 4])> {
-    let (theta, g, valid) = angle_and_gradient(x.map(LaneVec::from));
-    let grad = g
+    let (theta, h, valid) = hinge(x.map(LaneVec::from));
+    let (m1, m2) = (h.n1 * (1.0 / h.n1_sq), h.n2 * (1.0 / h.n2_sq));
+    let grad = h
         .coeffs()
-        .map(|[alpha, beta]| Vec3::from(g.m1 * alpha + g.m2 * beta));
+        .map(|[alpha, beta]| Vec3::from((m1 * alpha + m2 * beta) * (1.0 / h.e_len)));
     (valid > 0.0).then_some((theta, grad))
 }
 
-/// The gradient of the dihedral angle in the basis of the scaled normals `m₁ = n₁/|n₁|²` and
-/// `m₂ = n₂/|n₂|²` (see [`dihedral_angle_and_gradient`]): `∇ᵢθ = αᵢ m₁ + βᵢ m₂`, four pairs of
-/// reals rather than four vectors.
-struct AngleGradient<T> {
-    m1: LaneVec<T>,
-    m2: LaneVec<T>,
-    /// `|m₁|² = 1/|n₁|²`, `|m₂|² = 1/|n₂|²` and `m₁·m₂`.
-    m1_sq: T,
-    m2_sq: T,
-    m1_m2: T,
-    /// `|e|`.
+/// A hinge's angle and what its gradient is made of (see [`dihedral_angle_and_gradient`]):
+/// `∇ᵢθ = (αᵢ m₁ + βᵢ m₂) / |e|` with `m₁ = n₁/|n₁|²`, `m₂ = n₂/|n₂|²` and four pairs of reals
+/// `(αᵢ, βᵢ)` ([`Hinge::coeffs`]) rather than four vectors, nothing divided yet.
+struct Hinge<T> {
+    n1: LaneVec<T>,
+    n2: LaneVec<T>,
+    /// `|n₁|²`, `|n₂|²` and `n₁·n₂`.
+    n1_sq: T,
+    n2_sq: T,
+    n1_n2: T,
+    /// `|e|` and `|e|²`.
     e_len: T,
-    /// `(a − e0)·ê` and `(b − e0)·ê`: `(α, β)` of `e1`.
+    e_sq: T,
+    /// `(a − e0)·e` and `(b − e0)·e`: `(α, β)` of `e1`.
     along: [T; 2],
 }
 
-impl<T: Lanes> AngleGradient<T> {
+impl<T: Lanes> Hinge<T> {
     /// `(αᵢ, βᵢ)` of `e0`, `e1`, `a` and `b`.
     #[inline(always)]
     fn coeffs(&self) -> [[T; 2]; 4] {
         let [sa, sb] = self.along;
-        let (e, zero) = (self.e_len, T::splat(0.0));
+        let (e, zero) = (self.e_sq, T::splat(0.0));
         [[e - sa, e - sb], [sa, sb], [-e, zero], [zero, -e]]
     }
 }
 
 /// The arithmetic of [`dihedral_angle_and_gradient`], for one constraint or for one per lane of
-/// a batch (see [`Lanes`]): `θ`, the gradient, and 1 where the pair is not degenerate (0 where
-/// it is, with a zero gradient).
+/// a batch (see [`Lanes`]): `θ`, the hinge, and 1 where the pair is not degenerate (0 where it
+/// is).
 ///
-/// No square root but `|e|`'s, one division and no inverse trigonometric call: the angle comes from
-/// [`atan2`](crate::math::atan2), a polynomial within 4.2e-7 rad, of the unnormalized normals
-/// (`atan2` needs only the ratio of its arguments, so scaling both by `|n₁||n₂|` leaves `θ`).
+/// No square root but `|e|`'s, no division but [`atan2`](crate::math::atan2)'s and no inverse
+/// trigonometric call: the angle comes from `atan2`, a polynomial within 4.2e-7 rad, of the
+/// unnormalized normals (`atan2` needs only the ratio of its arguments, so scaling both by
+/// `|n₁||n₂|` leaves `θ`).
 #[inline(always)]
-fn angle_and_gradient<T: Lanes>(x: [LaneVec<T>; 4]) -> (T, AngleGradient<T>, T) {
+fn hinge<T: Lanes>(x: [LaneVec<T>; 4]) -> (T, Hinge<T>, T) {
     let [e0, e1, a, b] = x;
     let (zero, one, eps) = (T::splat(0.0), T::splat(1.0), T::splat(Real::EPSILON));
     let eps_sq = T::splat(Real::EPSILON * Real::EPSILON);
     let e = e1 - e0;
-    let e_len = e.norm_squared().sqrt();
+    let e_sq = e.norm_squared();
+    let e_len = e_sq.sqrt();
     let (a0, b0) = (a - e0, b - e0);
     // `n₁ = (a − e0) × (a − e1) = e × (a − e0)`, `n₂ = (b − e1) × (b − e0) = (b − e0) × e`.
     let n1 = e.cross(a0);
@@ -87,22 +91,17 @@ fn angle_and_gradient<T: Lanes>(x: [LaneVec<T>; 4]) -> (T, AngleGradient<T>, T) 
     );
     // `(n₁ × n₂)·e = −|e|² n₁·(b − e0)`, since `n₁ ⊥ e`; both arguments divided by `|e|`.
     let theta = atan2(-(n1.dot(b0) * e_len), n1_n2);
-    // One division for `1/|e|`, `1/|n₁|²` and `1/|n₂|²`; zero for a degenerate pair, so that its
-    // gradient is zero rather than NaN.
-    let inv = valid.select_gt(zero, one / (e_len * n1_sq * n2_sq), zero);
-    let inv_n = inv * e_len;
-    let (m1_sq, m2_sq) = (n2_sq * inv_n, n1_sq * inv_n);
-    let inv_e = n1_sq * n2_sq * inv;
-    let g = AngleGradient {
-        m1: n1 * m1_sq,
-        m2: n2 * m2_sq,
-        m1_sq,
-        m2_sq,
-        m1_m2: n1_n2 * inv_n,
+    let h = Hinge {
+        n1,
+        n2,
+        n1_sq,
+        n2_sq,
+        n1_n2,
         e_len,
-        along: [a0.dot(e) * inv_e, b0.dot(e) * inv_e],
+        e_sq,
+        along: [a0.dot(e), b0.dot(e)],
     };
-    (theta, g, valid)
+    (theta, h, valid)
 }
 
 /// Corrections of a four-particle constraint and its multiplier change.
@@ -137,7 +136,7 @@ impl From<Projection<Real, 4>> for QuadCorrection {
 /// iterations a crumpled cloth's hinges reached `C = ±π`, where the sign flips, and the kicks grew
 /// every substep (issue 17: the 48 x 48 cloth of `tests/divergence.rs` at 20 substeps x 1
 /// iteration, compliance 1, diverged by frame 25). So each projection corrects the residual by
-/// at most [`MAX_ANGLE_STEP`] (see [`delta_lambda_bounded`]): a larger fold is undone over
+/// at most [`MAX_ANGLE_STEP`] (see [`delta_lambda_scaled`]): a larger fold is undone over
 /// several projections, and a converged or compliant equilibrium is unchanged.
 ///
 /// `dx` holds `p − x` of each particle this substep, read only by XPBD damping.
@@ -184,10 +183,13 @@ impl FamilyKind<4> for Dihedral {
     /// default scene took 1.45 instead of 1.52 ms on AVX (`docs/step-bench.md`, session 12).
     const ADDS: bool = true;
 
-    /// [`solve_dihedral`]'s update with the gradient kept as `AngleGradient`:
-    /// `Σ wᵢ|∇ᵢθ|² = |m₁|² Σ wᵢαᵢ² + 2 m₁·m₂ Σ wᵢαᵢβᵢ + |m₂|² Σ wᵢβᵢ²` and
-    /// `Δpᵢ = (s Δλ m₁) wᵢαᵢ + (s Δλ m₂) wᵢβᵢ`, fewer operations and fewer live vectors than four
-    /// gradient vectors.
+    /// [`solve_dihedral`]'s update with the gradient kept as a `Hinge`, over the common
+    /// denominator `D = |e|²|n₁|²|n₂|²`: `Σ wᵢ|∇ᵢθ|² = q / D` with
+    /// `q = |n₂|² Σ wᵢαᵢ² + 2 n₁·n₂ Σ wᵢαᵢβᵢ + |n₁|² Σ wᵢβᵢ²` (see [`delta_lambda_scaled`]) and
+    /// `Δpᵢ = s Δλ wᵢ∇ᵢθ = (s Δλ / D) |e| (|n₂|² n₁ wᵢαᵢ + |n₁|² n₂ wᵢβᵢ)`: one division beside
+    /// `atan2`'s, and fewer operations and live vectors than four gradient vectors. (Dividing
+    /// for `1/(|e||n₁|²|n₂|²)` as well made the dihedral stage 2% slower: `docs/step-bench.md`,
+    /// session 13.)
     #[inline(always)]
     fn project<T: Lanes>(
         p: [LaneVec<T>; 4],
@@ -198,36 +200,40 @@ impl FamilyKind<4> for Dihedral {
         dx: Option<[LaneVec<T>; 4]>,
         k: &Coeffs<T>,
     ) -> Projection<T, 4> {
-        let (theta, g, valid) = angle_and_gradient(p);
+        let (theta, h, valid) = hinge(p);
         let c = wrap_angle(theta - theta0);
-        let [[a0, b0], [a1, b1], _, _] = g.coeffs();
-        let e_len = g.e_len;
-        // `wᵢαᵢ` and `wᵢβᵢ`; `a`'s are `(−w_a|e|, 0)`, `b`'s `(0, −w_b|e|)`.
+        let [[a0, b0], [a1, b1], _, _] = h.coeffs();
+        let e_sq = h.e_sq;
+        // `wᵢαᵢ` and `wᵢβᵢ`; `a`'s are `(−w_a|e|², 0)`, `b`'s `(0, −w_b|e|²)`.
         let (wa0, wb0, wa1, wb1) = (w[0] * a0, w[0] * b0, w[1] * a1, w[1] * b1);
-        let (wa, wb) = (w[2] * e_len, w[3] * e_len);
-        let sum_aa = wa0 * a0 + wa1 * a1 + wa * e_len;
-        let sum_bb = wb0 * b0 + wb1 * b1 + wb * e_len;
+        let (wa, wb) = (w[2] * e_sq, w[3] * e_sq);
+        let sum_aa = wa0 * a0 + wa1 * a1 + wa * e_sq;
+        let sum_bb = wb0 * b0 + wb1 * b1 + wb * e_sq;
         let sum_ab = wa0 * b0 + wa1 * b1;
-        let w_grad_sq = sum_aa * g.m1_sq + (sum_ab + sum_ab) * g.m1_m2 + sum_bb * g.m2_sq;
+        let q = sum_aa * h.n2_sq + (sum_ab + sum_ab) * h.n1_n2 + sum_bb * h.n1_sq;
+        // The denominator `D`; 0 for a degenerate pair, which then does not move.
+        let d = valid * (e_sq * h.n1_sq * h.n2_sq);
         // A `match`, not `Option::map`: LLVM did not inline the closure into the AVX walk.
         #[allow(clippy::manual_map)]
         let grad_dot_dx = match dx {
-            Some([d0, d1, da, db]) => Some(
-                g.m1.dot(d0 * a0 + d1 * a1 - da * e_len) + g.m2.dot(d0 * b0 + d1 * b1 - db * e_len),
-            ),
+            Some([d0, d1, da, db]) => {
+                let along_n1 = h.n1.dot(d0 * a0 + d1 * a1 - da * e_sq);
+                let along_n2 = h.n2.dot(d0 * b0 + d1 * b1 - db * e_sq);
+                let scaled = (along_n1 * h.n2_sq + along_n2 * h.n1_sq) * h.e_len;
+                Some(d.select_gt(T::splat(0.0), scaled / d, T::splat(0.0)))
+            }
             None => None,
         };
         let bound = Some(T::splat(MAX_ANGLE_STEP));
-        let delta_lambda =
-            delta_lambda_bounded(c, w_grad_sq, grad_dot_dx, lambda, k, bound) * valid;
-        let s = k.scale * delta_lambda;
-        let (m1, m2) = (g.m1 * s, g.m2 * s);
+        let (delta_lambda, per_d) = delta_lambda_scaled(c, q, d, grad_dot_dx, lambda, k, bound);
+        let s = k.scale * per_d * h.e_len;
+        let (u1, u2) = (h.n1 * (s * h.n2_sq), h.n2 * (s * h.n1_sq));
         Projection {
             dp: [
-                m1 * wa0 + m2 * wb0,
-                m1 * wa1 + m2 * wb1,
-                -(m1 * wa),
-                -(m2 * wb),
+                u1 * wa0 + u2 * wb0,
+                u1 * wa1 + u2 * wb1,
+                -(u1 * wa),
+                -(u2 * wb),
             ],
             delta_lambda,
             applied: valid,

@@ -9,7 +9,7 @@
 
 use super::bending::QuadCorrection;
 use super::family::{Family, FamilyKind, Projection, project_one};
-use super::stiffness::{Coeffs, delta_lambda_bounded};
+use super::stiffness::{Coeffs, delta_lambda};
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 
 /// Isometric bending constraints (see [`Family`]): `ids = [e0, e1, a, b]` as for a
@@ -114,8 +114,7 @@ impl FamilyKind<4> for Isometric {
             Some(dx) => Some(n.dot(fold(dx, k))),
             None => None,
         };
-        let delta_lambda =
-            delta_lambda_bounded(c, w_grad_sq, grad_dot_dx, lambda, coeffs, None) * valid;
+        let delta_lambda = delta_lambda(c, w_grad_sq, grad_dot_dx, lambda, coeffs) * valid;
         let s = n * (coeffs.scale * delta_lambda);
         Projection {
             dp: [s * wk[0], s * wk[1], s * wk[2], s * wk[3]],

@@ -230,32 +230,34 @@ pub fn delta_lambda<T: Lanes>(
     lambda: T,
     k: &Coeffs<T>,
 ) -> T {
-    delta_lambda_bounded(c, w_grad_sq, grad_dot_dx, lambda, k, None)
+    delta_lambda_scaled(c, w_grad_sq, T::splat(1.0), grad_dot_dx, lambda, k, None).0
 }
 
-/// [`delta_lambda`] with the residual `−C − α̃λ − γ∇C·(x − xⁿ)` (the numerator) clamped to
-/// `±bound` when one is given: one projection then moves the linearized constraint by at most
-/// `bound`, while a converged constraint (residual 0, compliant equilibria included) is left as
-/// it is.
+/// [`delta_lambda`] with `Σ wᵢ|∇ᵢC|² = q / scale` given as `q` and `scale > 0` (0 where the
+/// constraint cannot move), for a kernel whose gradient carries a common denominator: the update
+/// is then `Δλ = r scale / ((1 + γ) q + α̃ scale)`, one division, and `Δλ / scale` comes with
+/// it, which such a kernel's corrections need. The residual `r = −C − α̃λ − γ∇C·(x − xⁿ)` is
+/// clamped to `±bound` when one is given: one projection then moves the linearized constraint by
+/// at most `bound`, while a converged constraint (residual 0, compliant equilibria included) is
+/// left as it is. Returns `(Δλ, Δλ / scale)`; with `scale = 1` the bits of [`delta_lambda`].
 #[inline(always)]
-pub fn delta_lambda_bounded<T: Lanes>(
+pub fn delta_lambda_scaled<T: Lanes>(
     c: T,
-    w_grad_sq: T,
+    q: T,
+    scale: T,
     grad_dot_dx: Option<T>,
     lambda: T,
     k: &Coeffs<T>,
     bound: Option<T>,
-) -> T {
-    let denom = (T::splat(1.0) + k.gamma) * w_grad_sq + k.alpha_tilde;
+) -> (T, T) {
+    let denom = (T::splat(1.0) + k.gamma) * q + k.alpha_tilde * scale;
     let known = match grad_dot_dx {
         Some(g) => k.alpha_tilde * lambda + k.gamma * g,
         None => k.alpha_tilde * lambda,
     };
-    let inv_denom = denom.select_gt(
-        T::splat(Real::EPSILON),
-        T::splat(1.0) / denom,
-        T::splat(0.0),
-    );
+    let zero = T::splat(0.0);
+    let inv_denom = denom.select_gt(T::splat(Real::EPSILON) * scale, T::splat(1.0) / denom, zero);
+    let inv_denom = scale.select_gt(zero, inv_denom, zero);
     let residual = -c - known;
     let residual = match bound {
         Some(b) => {
@@ -264,7 +266,8 @@ pub fn delta_lambda_bounded<T: Lanes>(
         }
         None => residual,
     };
-    residual * inv_denom
+    let per_scale = residual * inv_denom;
+    (per_scale * scale, per_scale)
 }
 
 /// The stiffness materials used by one constraint family, and their coefficients for the
