@@ -7,9 +7,8 @@ use crate::math::Vec3;
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterSet;
-use crate::solver::Team;
-use crate::solver::View;
 use crate::solver::view::{pack, repack, unpack};
+use crate::solver::{Team, View};
 use crate::stats::{Stage, StageClock};
 
 /// Runs `params.iterations` passes over every constraint family of a substep of `params.h()`:
