@@ -29,9 +29,9 @@ fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
 
 /// A family's kernel with its batches projected as SIMD vectors `V` (see [`Batch`]); when
 /// `PAIR`, two consecutive full batches that share no particle projected at once as [`Pair`]s
-/// `P` (see [`Kernel::pairs`]), and when `RUNS`, the particles of a batch that lie side by side
-/// ([`FamilyData::runs`]) loaded and stored whole ([`Batch::gather_run`]).
-struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool, const RUNS: bool> {
+/// `P` (see [`Kernel::pairs`]). The particles of a full batch whose slots come in pairs
+/// ([`FamilyData::paired`]) are loaded and stored a pair at a time ([`Batch::gather_paired`]).
+struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool> {
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
@@ -45,16 +45,8 @@ struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool, const RUNS:
     pair: std::marker::PhantomData<fn() -> P>,
 }
 
-impl<
-    'd,
-    'a,
-    const K: usize,
-    Kind: FamilyKind<K>,
-    V: Batch,
-    P: Pair<V>,
-    const PAIR: bool,
-    const RUNS: bool,
-> Batched<'d, 'a, K, Kind, V, P, PAIR, RUNS>
+impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool>
+    Batched<'d, 'a, K, Kind, V, P, PAIR>
 {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, K, Kind>) -> Self {
@@ -117,8 +109,8 @@ impl<
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool, const RUNS: bool>
-    Kernel<K> for Batched<'_, '_, K, Kind, V, P, PAIR, RUNS>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool> Kernel<K>
+    for Batched<'_, '_, K, Kind, V, P, PAIR>
 {
     #[inline(always)]
     fn particles(&self, c: usize) -> [usize; K] {
@@ -163,13 +155,21 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         );
         // SAFETY (both arms): forwarded from the caller.
         match full {
+            // SAFETY: the family holds one entry of `paired` per constraint.
             (Ok(offsets), Ok(rest), Ok(lambda)) => unsafe {
-                self.project_batch::<DAMPED, true>(lanes, offsets, rest, lambda, v)
+                match *data.paired.get_unchecked(c) != 0 {
+                    true => {
+                        self.project_batch::<DAMPED, true, true>(lanes, offsets, rest, lambda, v)
+                    }
+                    false => {
+                        self.project_batch::<DAMPED, true, false>(lanes, offsets, rest, lambda, v)
+                    }
+                }
             },
             _ => {
                 let mut padded_lambda = padded(lambda);
                 unsafe {
-                    self.project_batch::<DAMPED, false>(
+                    self.project_batch::<DAMPED, false, false>(
                         lanes,
                         &padded(offsets),
                         &padded(rest),
@@ -195,6 +195,32 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     #[inline(always)]
     unsafe fn project_pair<const DAMPED: bool>(
         &self,
+        a: (usize, &mut [Real; LANES]),
+        b: (usize, &mut [Real; LANES]),
+        v: &View,
+    ) {
+        // SAFETY: the family holds one entry of `paired` per constraint; the rest is forwarded.
+        unsafe {
+            let paired = |c: usize| *self.data.paired.get_unchecked(c);
+            match paired(a.0) | paired(b.0) != 0 {
+                true => self.project_pair_as::<DAMPED, true>(a, b, v),
+                false => self.project_pair_as::<DAMPED, false>(a, b, v),
+            }
+        }
+    }
+}
+
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool>
+    Batched<'_, '_, K, Kind, V, P, PAIR>
+{
+    /// [`Kernel::project_pair`], moving the paired particles of the two batches a pair of slots
+    /// at a time when `PAIRED` (see [`Batched::gather`]).
+    ///
+    /// # Safety
+    /// As [`Kernel::project_pair`].
+    #[inline(always)]
+    unsafe fn project_pair_as<const DAMPED: bool, const PAIRED: bool>(
+        &self,
         (a, lambda_a): (usize, &mut [Real; LANES]),
         (b, lambda_b): (usize, &mut [Real; LANES]),
         v: &View,
@@ -207,8 +233,8 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
             let offsets = |c: usize| &*data.offsets.as_ptr().add(c).cast::<[[u32; K]; LANES]>();
             let rest = |c: usize| &*data.rest.as_ptr().add(c).cast::<[Real; LANES]>();
             (
-                self.gather::<DAMPED>(lanes(a), offsets(a), rest(a), lambda_a, v),
-                self.gather::<DAMPED>(lanes(b), offsets(b), rest(b), lambda_b, v),
+                self.gather::<DAMPED, PAIRED>(lanes(a), offsets(a), rest(a), lambda_a, v),
+                self.gather::<DAMPED, PAIRED>(lanes(b), offsets(b), rest(b), lambda_b, v),
             )
         };
         let join = |a: V, b: V| P::join(a, b);
@@ -285,24 +311,24 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool, const RUNS: bool>
-    Batched<'_, '_, K, Kind, V, P, PAIR, RUNS>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool>
+    Batched<'_, '_, K, Kind, V, P, PAIR>
 {
-    /// Whether full batches add their corrections in place ([`FamilyKind::ADDS`]); the build
-    /// that stores runs whole writes the moved positions instead.
-    const ADDS: bool = Kind::ADDS && !RUNS;
+    /// Whether full batches add their corrections in place ([`FamilyKind::ADDS`]).
+    const ADDS: bool = Kind::ADDS;
 
     /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
     /// at `offsets`, with rest values `rest` and multipliers `lambda`.
     ///
     /// `DISTINCT` when no two lanes repeat a constraint (a full batch): the corrections are then
-    /// added to the slots in place ([`Batch::add_scatter`]) where [`Batched::ADDS`].
+    /// added to the slots in place ([`Batch::add_scatter`]) where [`Batched::ADDS`]. `PAIRED`
+    /// when some particles of the full batch are paired (see [`Batched::gather`]).
     ///
     /// # Safety
     /// As [`Kernel::project_lanes`], and `offsets` are the family's offsets of `lanes`.
     #[inline(always)]
-    unsafe fn project_batch<const DAMPED: bool, const DISTINCT: bool>(
+    unsafe fn project_batch<const DAMPED: bool, const DISTINCT: bool, const PAIRED: bool>(
         &self,
         lanes: Range<usize>,
         offsets: &[[u32; K]; LANES],
@@ -311,7 +337,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         v: &View,
     ) {
         // SAFETY: forwarded from the caller.
-        let g = unsafe { self.gather::<DAMPED>(lanes, offsets, rest, lambda, v) };
+        let g = unsafe { self.gather::<DAMPED, PAIRED>(lanes, offsets, rest, lambda, v) };
         let r = Kind::project(g.p, g.w, g.rest, g.weights, g.lambda, g.dx, &g.k);
         // SAFETY (both arms): as above; distinct lanes share no particle.
         match Self::ADDS && DISTINCT {
@@ -332,12 +358,14 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
 
     /// What a batch's projection reads, as vectors: its particles (gathered from their slots),
     /// rest values, multipliers (zero in a rigid family), displacements (when `DAMPED`) and
-    /// coefficients.
+    /// coefficients. When `PAIRED`, the particles of a full batch that [`FamilyData::paired`]
+    /// marks are moved a pair of slots at a time ([`Batch::gather_paired`]); otherwise none is,
+    /// and the walk of a family without pairs carries no test for them.
     ///
     /// # Safety
     /// As [`Batched::project_batch`].
     #[inline(always)]
-    unsafe fn gather<'o, const DAMPED: bool>(
+    unsafe fn gather<'o, const DAMPED: bool, const PAIRED: bool>(
         &self,
         lanes: Range<usize>,
         offsets: &'o [[u32; K]; LANES],
@@ -351,11 +379,11 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
             data.span <= v.p.len(),
             "constraints reach past the particles"
         );
-        // Which particles of a full batch are runs (a partial batch's lanes are not its own).
-        let runs = match RUNS && lanes.len() == LANES {
+        // Which particles of a full batch are paired (a partial batch's lanes are not its own).
+        let paired = match PAIRED && lanes.len() == LANES {
             // SAFETY: the lanes are constraints of the family (the caller's contract), and the
-            // family holds one entry of `runs` per constraint.
-            true => unsafe { *data.runs.get_unchecked(lanes.start) },
+            // family holds one entry of `paired` per constraint.
+            true => unsafe { *data.paired.get_unchecked(lanes.start) },
             false => 0,
         };
         // Plain loops here and below: `array::map` is not always inlined, and this must compile
@@ -364,13 +392,14 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
         for n in 0..K {
             // SAFETY (both arms): the offsets are 16 times ids below `span` (checked above), and
-            // a run's lanes are at `l` slots from its first (`runs`). No other thread accesses
-            // these particles (the caller's contract); distinct lanes share no particle
-            // (repeated lanes read and write the same values).
+            // paired lanes' slots follow each other (`paired`). No other thread accesses these
+            // particles (the caller's contract); distinct lanes share no particle (repeated lanes
+            // read and write the same values).
             let [x, y, z, wn] = unsafe {
-                match in_run(runs, n) {
-                    true => V::gather_run(v.p.slot_at(offsets[0][n])),
-                    false => V::gather(&lane_slots(v, offsets, n)),
+                let slots = lane_slots(v, offsets, n);
+                match is_paired(paired, n) {
+                    true => V::gather_paired(&slots),
+                    false => V::gather(&slots),
                 }
             };
             (p[n], w[n]) = (LaneVec([x, y, z]), wn);
@@ -412,7 +441,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         };
         Gathered {
             offsets,
-            runs,
+            paired,
             p,
             w,
             rest: V::from_array(*rest),
@@ -424,10 +453,10 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     }
 }
 
-/// Whether particle `n` of a batch whose [`FamilyData::runs`] entry is `runs` is a run.
+/// Whether particle `n` of a batch whose [`FamilyData::paired`] entry is `paired` is paired.
 #[inline(always)]
-fn in_run(runs: u8, n: usize) -> bool {
-    runs & 1 << n != 0
+fn is_paired(paired: u8, n: usize) -> bool {
+    paired & 1 << n != 0
 }
 
 /// The slots of particle `n` of each lane of a batch whose slot offsets are `offsets`.
@@ -472,8 +501,8 @@ struct Gathered<'o, V, const K: usize> {
     /// (kept as the family's offsets rather than as pointers, which the walk would spill to the
     /// stack and reload).
     offsets: &'o [[u32; K]; LANES],
-    /// The runs of the batch (see [`FamilyData::runs`]).
-    runs: u8,
+    /// The paired particles of the batch (see [`FamilyData::paired`]).
+    paired: u8,
     /// Positions, m.
     p: [LaneVec<V>; K],
     /// Inverse masses, 1/kg.
@@ -515,8 +544,14 @@ impl<V: Batch, const K: usize> Gathered<'_, V, K> {
     #[allow(clippy::needless_range_loop)]
     unsafe fn add(&self, dp: [LaneVec<V>; K], v: &View) {
         for n in 0..K {
-            // SAFETY: the caller's contract.
-            unsafe { V::add_scatter(dp[n].0, &lane_slots(v, self.offsets, n)) }
+            // SAFETY: the caller's contract; paired lanes' slots follow each other.
+            unsafe {
+                let slots = lane_slots(v, self.offsets, n);
+                match is_paired(self.paired, n) {
+                    true => V::add_scatter_paired(dp[n].0, &slots),
+                    false => V::add_scatter(dp[n].0, &slots),
+                }
+            }
         }
     }
 
@@ -533,9 +568,10 @@ impl<V: Batch, const K: usize> Gathered<'_, V, K> {
             // SAFETY: no other thread accesses these particles (the caller's contract); distinct
             // lanes share no particle (repeated lanes write the same values).
             unsafe {
-                match in_run(self.runs, n) {
-                    true => V::scatter_run(xyzw, v.p.slot_at(self.offsets[0][n])),
-                    false => V::scatter(xyzw, &lane_slots(v, self.offsets, n)),
+                let slots = lane_slots(v, self.offsets, n);
+                match is_paired(self.paired, n) {
+                    true => V::scatter_paired(xyzw, &slots),
+                    false => V::scatter(xyzw, &slots),
                 }
             }
         }
@@ -604,9 +640,7 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
     unsafe {
         match isa {
             Isa::Portable => {
-                walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, DAMPED, false, false>(
-                    data, walk, v,
-                );
+                walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, DAMPED, false>(data, walk, v);
             }
             #[cfg(target_arch = "x86_64")]
             Isa::Avx => walk_batches_avx::<K, Kind, DAMPED>(data, walk, v),
@@ -629,22 +663,20 @@ unsafe fn walk_batches_as<
     P: Pair<V>,
     const DAMPED: bool,
     const PAIR: bool,
-    const RUNS: bool,
 >(
     data: &FamilyData<'_, K, Kind>,
     walk: &mut Walk,
     v: &View,
 ) {
-    let kernel = Batched::<K, Kind, V, P, PAIR, RUNS>::new(data);
+    let kernel = Batched::<K, Kind, V, P, PAIR>::new(data);
     // SAFETY: forwarded from the caller.
     unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, v) }
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
-/// `$features`, pairing batches as `$pair` (see [`Kernel::pairs`]), and loading runs whole (see
-/// [`Batch::gather_run`]) when `$runs`.
+/// `$features`, pairing batches as `$pair` (see [`Kernel::pairs`]).
 macro_rules! walk_batches_for {
-    ($name:ident, $features:literal, $pair:ty, $runs:literal) => {
+    ($name:ident, $features:literal, $pair:ty) => {
         #[doc = concat!("[`walk_batches_as`] with AVX vectors, compiled for `", $features, "`.")]
         ///
         /// # Safety
@@ -658,23 +690,16 @@ macro_rules! walk_batches_for {
         ) {
             use crate::solver::simd::avx::F32x8;
             // SAFETY: forwarded from the caller.
-            unsafe { walk_batches_as::<K, Kind, F32x8, $pair, DAMPED, true, $runs>(data, walk, v) }
+            unsafe { walk_batches_as::<K, Kind, F32x8, $pair, DAMPED, true>(data, walk, v) }
         }
     };
 }
-// AVX pairs batches in two registers (`Two`, for the kinds that `PAIRS_SPLIT`), and loads runs
-// as any batch (AVX-512's 64-byte loads need AVX-512F; AVX-512 is absent on Zen 3).
-walk_batches_for!(
-    walk_batches_avx,
-    "avx",
-    crate::solver::simd::Two<F32x8>,
-    false
-);
+// AVX pairs batches in two registers (`Two`, for the kinds that `PAIRS_SPLIT`).
+walk_batches_for!(walk_batches_avx, "avx", crate::solver::simd::Two<F32x8>);
 walk_batches_for!(
     walk_batches_avx512,
     "avx512f,avx512vl",
-    crate::solver::simd::avx512::F32x16,
-    true
+    crate::solver::simd::avx512::F32x16
 );
 
 /// A check for the families' tests: for each family `build(damping, two_materials)` returns
@@ -847,8 +872,8 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
                 batches: &blocks.batches[..],
                 apart: &blocks.apart[..],
             };
-            let damped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, true, true, true>;
-            let undamped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, false, true, true>;
+            let damped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, true, true>;
+            let undamped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, false, true>;
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
                 match (isa, data.damped()) {

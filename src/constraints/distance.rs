@@ -197,8 +197,8 @@ mod tests {
     #[test]
     fn batched_projection_of_runs_matches_the_scalar_kernel_bit_for_bit() {
         let (mut set, _) = family(0.0, false, true);
-        let runs = set.split().0.runs.iter().filter(|&&r| r == 0b11).count();
-        assert!(runs > 50, "{runs} batches of two runs");
+        let paired = set.split().0.paired.iter().filter(|&&r| r == 0b11).count();
+        assert!(paired > 50, "{paired} batches of paired lanes");
         assert_batched_matches_scalar(|damping, two| family(damping, two, true));
     }
 

@@ -93,8 +93,8 @@ pub struct Family<const K: usize, Kind> {
     /// instead of `ids`, so that a particle's address is one addition (one shift fewer, and fewer
     /// registers; measured in `docs/step-bench.md`).
     offsets: Vec<[u32; K]>,
-    /// The particles of each full batch that lie side by side (see [`schedule::runs`]).
-    runs: Vec<u8>,
+    /// The paired particles of each full batch (see [`schedule::paired`]).
+    paired: Vec<u8>,
     /// Colored blocks (see [`Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
     blocks: Blocks,
@@ -121,9 +121,9 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// The byte offsets of the slots of `ids` (see
     /// [`Positions::slot_at`](crate::solver::Positions::slot_at)).
     pub offsets: &'a [[u32; K]],
-    /// The particles of each full batch that lie side by side (see [`schedule::runs`]): one
-    /// entry per constraint.
-    pub runs: &'a [u8],
+    /// The paired particles of each full batch (see [`schedule::paired`]): one entry per
+    /// constraint.
+    pub paired: &'a [u8],
     /// Rest value of each constraint.
     pub rest: &'a [Real],
     /// Weights of the constraints, one array per weight ([`FamilyKind::WEIGHTED`] kinds only).
@@ -237,7 +237,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     fn push_unchecked(&mut self, ids: [u32; K], rest: Real, mat: u16) {
         self.ids.push(ids);
         self.offsets.push(ids.map(slot_offset));
-        self.runs.push(0);
+        self.paired.push(0);
         self.span = ids.iter().fold(self.span, |s, &i| s.max(i as usize + 1));
         self.rest.push(rest);
         self.lambda.push(0.0);
@@ -263,7 +263,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         retain_marked(&mut self.lambda, &keep);
         retain_marked(&mut self.mat, &keep);
         self.offsets = self.ids.iter().map(|c| c.map(slot_offset)).collect();
-        self.runs = vec![0; self.ids.len()];
+        self.paired = vec![0; self.ids.len()];
         self.span = self
             .ids
             .iter()
@@ -291,7 +291,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         schedule::permute(&mut self.mat, &schedule.order);
         self.blocks = schedule.blocks;
         assert_eq!(schedule::validate(&self.ids, &self.blocks), Ok(()));
-        self.runs = schedule::runs(&self.ids, &self.blocks.batches);
+        self.paired = schedule::paired(&self.ids, &self.blocks.batches);
     }
 
     /// The kernel's data, the multipliers and the blocks, borrowed apart.
@@ -300,7 +300,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             ids: &self.ids,
             span: self.span,
             offsets: &self.offsets,
-            runs: &self.runs,
+            paired: &self.paired,
             rest: &self.rest,
             weights: self.weights.each_ref().map(Vec::as_slice),
             mat: &self.mat,

@@ -22,7 +22,8 @@
 //!   waiting on each other through memory. A block whose build order already comes in runs of
 //!   independent constraints (a grid's edges and hinges, see [`order_grid_edges`] and
 //!   [`order_in_runs`]) is instead cut in build order, when that takes no more batches, so that
-//!   its runs stay whole ([`runs`]).
+//!   its runs stay whole. The lanes of a full batch are then ordered in pairs of consecutive
+//!   particles where they can be ([`paired`]), so that the walk moves two slots at a time.
 //!
 //! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
@@ -168,6 +169,7 @@ pub fn schedule<const K: usize>(ids: &[[u32; K]]) -> Schedule {
             &mut batches,
         );
     }
+    pair_lanes(ids, &mut order, &batches);
     let apart = apart(ids, &order, &bounds, &batches, particles);
     Schedule {
         order,
@@ -322,11 +324,6 @@ fn place<const K: usize>(
     (batch_of, fill)
 }
 
-/// Whether particle `n` of the constraints `lanes` steps by one from each to the next.
-fn steps_by_one<const K: usize>(lanes: &[[u32; K]], n: usize) -> bool {
-    (0..lanes.len()).all(|l| lanes[l][n] == lanes[0][n].wrapping_add(l as u32))
-}
-
 /// The batch of each constraint of `range` and the fill of each batch, as [`place`] gives
 /// them, when the constraints are cut into batches in build order: each batch takes the next
 /// constraints until one shares a particle with it or it holds [`LANES`]. A family built in runs
@@ -363,8 +360,8 @@ fn cut_in_order<const K: usize>(
 /// span rows, such as its cross-distance hinges, each written lowest id first and sorted row by
 /// row (the row of the lowest id), in a row by the step `δ` between the two ids, then by the
 /// lowest id. Pairs of one step `δ >= LANES` on consecutive ids share no particle, so
-/// [`schedule`] cuts them into full batches whose particles lie side by side ([`runs`]), and
-/// Gauss-Seidel still sweeps the grid from its first row to its last. A grid's edges go in
+/// [`schedule`] cuts them into full batches whose particles lie side by side (and pairs their
+/// lanes, see [`paired`]), and Gauss-Seidel still sweeps the grid from its first row to its last. A grid's edges go in
 /// [`order_grid_edges`] instead.
 pub fn order_in_runs(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
     let columns = columns.max(1);
@@ -414,22 +411,73 @@ fn sorted_lowest_first<K: Ord>(
     ids
 }
 
-/// Which particles of each full batch lie side by side, for [`Batch::gather_run`]: for the
-/// constraints `ids` cut into batches at `batches` (starts, then the end), the entry of a full
-/// batch's first constraint has bit `n` set when particle `n` of lane `l` is that of lane 0 plus
-/// `l`; every other entry is 0.
-///
-/// [`Batch::gather_run`]: super::simd::Batch::gather_run
-pub fn runs<const K: usize>(ids: &[[u32; K]], batches: &[usize]) -> Vec<u8> {
-    assert!(K <= 8, "one bit per particle of a constraint");
-    let mut runs = vec![0; ids.len()];
+/// Reorders the constraints of each full batch in `order` (the scheduled order of `ids`, cut
+/// into batches at `batches`, starts then the end) so that as many of their particles as can be
+/// are paired (see [`paired`]); the lanes of a batch share no particle, so their order changes
+/// no result.
+fn pair_lanes<const K: usize>(ids: &[[u32; K]], order: &mut [u32], batches: &[usize]) {
     for w in batches.windows(2) {
-        if let Ok(lanes) = <&[[u32; K]; LANES]>::try_from(&ids[w[0]..w[1]]) {
-            let run = |&n: &usize| steps_by_one(lanes, n);
-            runs[w[0]] = (0..K).filter(run).fold(0, |bits, n| bits | 1 << n);
+        if let Ok(lanes) = <&mut [u32; LANES]>::try_from(&mut order[w[0]..w[1]])
+            && let Some(paired) = paired_lanes(ids, lanes)
+        {
+            *lanes = paired;
         }
     }
-    runs
+}
+
+/// The constraints `lanes` reordered into pairs (see [`pair_lanes`]) for the largest set of
+/// particles that pairs every lane, found greedily (lowest first, each with the first that
+/// follows it); `None` when no particle pairs.
+fn paired_lanes<const K: usize>(ids: &[[u32; K]], lanes: &[u32; LANES]) -> Option<[u32; LANES]> {
+    let mut sets: Vec<u32> = (1..1u32 << K).collect();
+    sets.sort_by_key(|s| std::cmp::Reverse(s.count_ones()));
+    sets.into_iter().find_map(|set| {
+        let first = set.trailing_zeros() as usize;
+        let mut sorted = *lanes;
+        sorted.sort_unstable_by_key(|&c| ids[c as usize][first]);
+        let follows = |lo: u32, hi: u32| {
+            let (lo, hi) = (ids[lo as usize], ids[hi as usize]);
+            (0..K).all(|n| set & 1 << n == 0 || hi[n] == lo[n].wrapping_add(1))
+        };
+        let mut taken = [false; LANES];
+        let mut out = [0; LANES];
+        let mut r = 0;
+        for i in 0..LANES {
+            if taken[i] {
+                continue;
+            }
+            let j = (i + 1..LANES).find(|&j| !taken[j] && follows(sorted[i], sorted[j]))?;
+            (taken[i], taken[j]) = (true, true);
+            (out[r], out[r + LANES / 2]) = (sorted[i], sorted[j]);
+            r += 1;
+        }
+        Some(out)
+    })
+}
+
+/// Which particles of each full batch are paired: for the constraints `ids` in their scheduled
+/// order, cut into batches at `batches` (starts, then the end), the entry of a full batch's first
+/// constraint has bit `n` set when particle `n` of lane `r + LANES / 2` is the particle after
+/// that of lane `r`, for every `r`; every other entry is 0. The two slots of each such pair lie
+/// side by side, and [`Batch::gather_paired`] moves them at once. [`schedule`] orders the lanes
+/// of each full batch in pairs where it can: a grid's runs of independent constraints (see
+/// [`order_in_runs`]) pair up, lanes `0, 2, 4, 6` against `1, 3, 5, 7` of a run, and so do the
+/// hinges along a row of its cross-distance bending (from particles `0, 1, 4, 5, ...` to `2, 3,
+/// 6, 7, ...`).
+///
+/// [`Batch::gather_paired`]: super::simd::Batch::gather_paired
+pub fn paired<const K: usize>(ids: &[[u32; K]], batches: &[usize]) -> Vec<u8> {
+    assert!(K <= 8, "one bit per particle of a constraint");
+    let mut paired = vec![0; ids.len()];
+    for w in batches.windows(2) {
+        if let Ok(lanes) = <&[[u32; K]; LANES]>::try_from(&ids[w[0]..w[1]]) {
+            let half = LANES / 2;
+            let pairs =
+                |&n: &usize| (0..half).all(|r| lanes[r + half][n] == lanes[r][n].wrapping_add(1));
+            paired[w[0]] = (0..K).filter(pairs).fold(0, |bits, n| bits | 1 << n);
+        }
+    }
+    paired
 }
 
 /// Checks the invariants of a scheduled family: the block bounds are sorted within
@@ -581,28 +629,64 @@ mod tests {
         assert_eq!(ids[39..41], [[0, 40], [1, 41]]);
         assert_eq!(ids[79], [41, 80]);
         let (v, s) = reorder(&ids);
-        assert_eq!(v, ids, "cut in their order");
+        assert!(cut_in_their_order(&ids, &v, &s.blocks.batches));
         let batches = s.blocks.batches.len() - 1;
         assert!(batches * LANES < ids.len() * 21 / 20, "{batches} batches");
-        let runs = runs(&v, &s.blocks.batches);
+        let paired = paired(&v, &s.blocks.batches);
         // 79 pairs a row, about 10 batches: runs, but where a batch straddles the two kinds of
-        // pair, two rows or two blocks.
-        let both = runs.iter().filter(|&&r| r == 0b11).count();
-        assert!(both >= 9 * 7, "{both} batches of runs");
+        // pair, two rows or two blocks; every run's lanes are paired.
+        let both = paired.iter().filter(|&&r| r == 0b11).count();
+        assert!(both >= 9 * 7, "{both} batches of paired lanes");
         for w in s.blocks.batches.windows(2) {
-            if runs[w[0]] != 0 {
-                assert_eq!(w[1] - w[0], LANES, "a run is a full batch");
+            if paired[w[0]] != 0 {
+                assert_eq!(w[1] - w[0], LANES, "paired lanes make a full batch");
                 let lane = |l: usize| v[w[0] + l];
-                for n in (0..2).filter(|n| runs[w[0]] & 1 << n != 0) {
-                    assert!((0..LANES).all(|l| lane(l)[n] == lane(0)[n] + l as u32));
+                for n in (0..2).filter(|n| paired[w[0]] & 1 << n != 0) {
+                    assert!((0..LANES / 2).all(|r| lane(r + LANES / 2)[n] == lane(r)[n] + 1));
                 }
             }
         }
         assert!(
-            runs.iter()
+            paired
+                .iter()
                 .enumerate()
                 .all(|(c, &r)| r == 0 || s.blocks.batches.contains(&c))
         );
+    }
+
+    /// Whether `v` holds the constraints `ids` in their order up to the order of the lanes in
+    /// each batch (`batches`: starts, then the end), which [`pair_lanes`] may change.
+    fn cut_in_their_order<const K: usize>(
+        ids: &[[u32; K]],
+        v: &[[u32; K]],
+        batches: &[usize],
+    ) -> bool {
+        batches.windows(2).all(|w| {
+            let (mut a, mut b) = (ids[w[0]..w[1]].to_vec(), v[w[0]..w[1]].to_vec());
+            a.sort_unstable();
+            b.sort_unstable();
+            a == b
+        })
+    }
+
+    #[test]
+    fn hinges_along_a_row_pair_up() {
+        // Hinges from (i, j) to (i + 2, j) of a row of 16: `i` = 0, 1, 4, 5, 8, 9, 12, 13 share
+        // no particle; paired, lane `r + 4` is lane `r` one particle on.
+        let ids: Vec<[u32; 2]> = [0, 1, 4, 5, 8, 9, 12, 13].map(|i| [i, i + 2]).to_vec();
+        let (v, s) = reorder(&ids);
+        assert_eq!(s.blocks.batches, vec![0, 8]);
+        assert_eq!(v, [0, 4, 8, 12, 1, 5, 9, 13].map(|i| [i, i + 2]));
+        assert_eq!(paired(&v, &s.blocks.batches)[0], 0b11);
+        // Only the first particles pair when the second ones do not follow each other.
+        let ids: Vec<[u32; 2]> = (0..8).map(|i| [i, 100 + 3 * i]).collect();
+        let (v, s) = reorder(&ids);
+        assert_eq!(paired(&v, &s.blocks.batches)[0], 0b01);
+        // Nothing pairs in links of every second particle: the order stays.
+        let ids: Vec<[u32; 2]> = (0..8).map(|i| [2 * i, 2 * i + 1]).collect();
+        let (v, s) = reorder(&ids);
+        assert_eq!(v, ids);
+        assert_eq!(paired(&v, &s.blocks.batches)[0], 0);
     }
 
     #[test]
@@ -626,13 +710,13 @@ mod tests {
         assert_eq!(ids[78..80], [[0, 40], [1, 41]]);
         assert_eq!(ids[118..120], [[40, 41], [42, 43]]);
         let (v, s) = reorder(&ids);
-        assert_eq!(v, ids, "cut in their order");
+        assert!(cut_in_their_order(&ids, &v, &s.blocks.batches));
         let batches = s.blocks.batches.len() - 1;
         assert!(batches * LANES < ids.len() * 21 / 20, "{batches} batches");
         // Most diagonals and edges across are in runs: all but where a batch straddles two kinds
         // of edge, two rows or two blocks (82% here).
-        let runs = runs(&v, &s.blocks.batches);
-        let in_runs = runs.iter().filter(|&&r| r == 0b11).count() * LANES;
+        let paired = paired(&v, &s.blocks.batches);
+        let in_runs = paired.iter().filter(|&&r| r == 0b11).count() * LANES;
         let across = ids.iter().filter(|&&[a, b]| b - a > 1).count();
         assert!(in_runs * 4 >= across * 3, "{in_runs} of {across} in runs");
     }

@@ -9,7 +9,8 @@
 //! - `wide::f32x8`, portable: it compiles to whatever the build's target has (two SSE registers
 //!   on baseline x86-64), and gathers lane by lane.
 //! - `avx::F32x8` on x86-64, one AVX register: it gathers with eight 16-byte loads and a 4 x 4
-//!   transpose in each 128-bit half (and scatters the same way back). The kernels use it only
+//!   transpose in each 128-bit half (and scatters the same way back), and paired slots (lane
+//!   `r + 4` in the slot after lane `r`'s) with four 32-byte loads and the same transpose. The kernels use it only
 //!   inside functions compiled for AVX that run after `is_x86_feature_detected!("avx")`, so one
 //!   binary runs on every x86-64 processor and uses AVX where there is one.
 //!
@@ -66,26 +67,36 @@ pub trait Batch: Lanes + Send + Sync {
         }
     }
 
-    /// [`Batch::gather`] of a run (see [`schedule::runs`](super::schedule::runs)): lane `l`
-    /// from the slot `l` after `base`.
+    /// [`Batch::gather`] of paired slots (see [`schedule::paired`](super::schedule::paired)):
+    /// `slots[r + 4]` is the slot after `slots[r]`, so that each pair is one load where the
+    /// vector has them.
     ///
     /// # Safety
-    /// As [`Batch::gather`] for these slots; for the crate's AVX vector (`avx::F32x8`), the
-    /// caller is compiled for AVX-512F.
+    /// As [`Batch::gather`], and `slots[r + LANES / 2] == slots[r].add(1)` for every `r`.
     #[inline(always)]
-    unsafe fn gather_run(base: *mut Slot) -> [Self; 4] {
+    unsafe fn gather_paired(slots: &[*mut Slot; LANES]) -> [Self; 4] {
         // SAFETY: the caller's contract.
-        unsafe { Self::gather(&run_slots(base)) }
+        unsafe { Self::gather(slots) }
     }
 
-    /// [`Batch::scatter`] to a run, the inverse of [`Batch::gather_run`].
+    /// [`Batch::scatter`] to paired slots, the inverse of [`Batch::gather_paired`].
     ///
     /// # Safety
-    /// As [`Batch::scatter`] for the slots of [`Batch::gather_run`], and as there.
+    /// As [`Batch::scatter`], and the slots paired as for [`Batch::gather_paired`].
     #[inline(always)]
-    unsafe fn scatter_run(xyzw: [Self; 4], base: *mut Slot) {
+    unsafe fn scatter_paired(xyzw: [Self; 4], slots: &[*mut Slot; LANES]) {
         // SAFETY: the caller's contract.
-        unsafe { Self::scatter(xyzw, &run_slots(base)) }
+        unsafe { Self::scatter(xyzw, slots) }
+    }
+
+    /// [`Batch::add_scatter`] to paired slots (see [`Batch::gather_paired`]).
+    ///
+    /// # Safety
+    /// As [`Batch::add_scatter`], and the slots paired as for [`Batch::gather_paired`].
+    #[inline(always)]
+    unsafe fn add_scatter_paired(dp: [Self; 3], slots: &[*mut Slot; LANES]) {
+        // SAFETY: the caller's contract.
+        unsafe { Self::add_scatter(dp, slots) }
     }
 }
 
@@ -168,16 +179,6 @@ impl<V: Lanes> Pair<V> for Two<V> {
     fn halves(self) -> (V, V) {
         (self.0, self.1)
     }
-}
-
-/// The slots of a run's lanes: `l` slots after `base` (see [`Batch::gather_run`]).
-///
-/// # Safety
-/// The slots lie in the allocation of `base`.
-#[inline(always)]
-unsafe fn run_slots(base: *mut Slot) -> [*mut Slot; LANES] {
-    // SAFETY: the caller's contract.
-    std::array::from_fn(|l| unsafe { base.add(l) })
 }
 
 impl Batch for f32x8 {
@@ -307,18 +308,17 @@ pub mod avx {
         }
     }
 
-    /// The four vectors `xyzw` (x, y, z and w of eight lanes) as the slots of the lanes: row `r`
-    /// holds lane `r` in its low half and lane `r + 4` in its high half (a 4 x 4 transpose in
-    /// each half), as [`Batch::gather`] reads them.
+    /// A 4 x 4 transpose in each 128-bit half, its own inverse: the four vectors `xyzw` (x, y,
+    /// z and w of eight lanes) become the slots of the lanes, row `r` holding lane `r` in its low
+    /// half and lane `r + 4` in its high half, and such rows become `xyzw` again.
     #[inline(always)]
-    fn rows(xyzw: [F32x8; 4]) -> [__m256; 4] {
-        let [x, y, z, w] = xyzw.map(|v| v.0);
+    fn transpose(a: [__m256; 4]) -> [__m256; 4] {
         // SAFETY: AVX is present (see the type's docs).
         unsafe {
-            let t0 = _mm256_unpacklo_ps(x, y); // x0 y0 x1 y1
-            let t1 = _mm256_unpackhi_ps(x, y); // x2 y2 x3 y3
-            let t2 = _mm256_unpacklo_ps(z, w); // z0 w0 z1 w1
-            let t3 = _mm256_unpackhi_ps(z, w); // z2 w2 z3 w3
+            let t0 = _mm256_unpacklo_ps(a[0], a[1]); // x0 y0 x1 y1
+            let t1 = _mm256_unpackhi_ps(a[0], a[1]); // x2 y2 x3 y3
+            let t2 = _mm256_unpacklo_ps(a[2], a[3]); // z0 w0 z1 w1
+            let t3 = _mm256_unpackhi_ps(a[2], a[3]); // z2 w2 z3 w3
             [
                 _mm256_shuffle_ps::<0x44>(t0, t2),
                 _mm256_shuffle_ps::<0xEE>(t0, t2),
@@ -326,6 +326,25 @@ pub mod avx {
                 _mm256_shuffle_ps::<0xEE>(t1, t3),
             ]
         }
+    }
+
+    /// The slots of the lanes of `xyzw` as rows (see [`transpose`]).
+    #[inline(always)]
+    fn rows(xyzw: [F32x8; 4]) -> [__m256; 4] {
+        transpose(xyzw.map(|v| v.0))
+    }
+
+    /// The x, y, z and w vectors of the lanes whose slots are `rows` (see [`transpose`]).
+    #[inline(always)]
+    fn columns(rows: [__m256; 4]) -> [F32x8; 4] {
+        transpose(rows).map(F32x8)
+    }
+
+    /// `dp` (x, y, z) beside `−0` for the inverse mass, which adding leaves as it is.
+    #[inline(always)]
+    fn moves(dp: [F32x8; 3]) -> [F32x8; 4] {
+        // SAFETY: AVX is present (see the type's docs).
+        [dp[0], dp[1], dp[2], F32x8(unsafe { _mm256_set1_ps(-0.0) })]
     }
 
     impl Batch for F32x8 {
@@ -373,18 +392,7 @@ pub mod avx {
                         load(slots[r + 4]),
                     )
                 };
-                let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
-                // A 4 x 4 transpose in each half.
-                let t0 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
-                let t1 = _mm256_unpackhi_ps(r0, r1); // z0 z1 w0 w1
-                let t2 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
-                let t3 = _mm256_unpackhi_ps(r2, r3); // z2 z3 w2 w3
-                [
-                    F32x8(_mm256_shuffle_ps::<0x44>(t0, t2)),
-                    F32x8(_mm256_shuffle_ps::<0xEE>(t0, t2)),
-                    F32x8(_mm256_shuffle_ps::<0x44>(t1, t3)),
-                    F32x8(_mm256_shuffle_ps::<0xEE>(t1, t3)),
-                ]
+                columns([row(0), row(1), row(2), row(3)])
             }
         }
 
@@ -405,8 +413,7 @@ pub mod avx {
         unsafe fn add_scatter(dp: [Self; 3], slots: &[*mut Slot; LANES]) {
             // SAFETY: as in `gather`.
             unsafe {
-                let dp = [dp[0], dp[1], dp[2], F32x8(_mm256_set1_ps(-0.0))];
-                for (r, row) in rows(dp).into_iter().enumerate() {
+                for (r, row) in rows(moves(dp)).into_iter().enumerate() {
                     let add = |s: *mut Slot, d: __m128| {
                         let s = s.cast::<f32>();
                         _mm_store_ps(s, _mm_add_ps(_mm_load_ps(s), d));
@@ -417,19 +424,38 @@ pub mod avx {
             }
         }
 
-        /// Two 64-byte loads and two permutations, where [`Batch::gather`] takes eight
-        /// 16-byte loads and a transpose: AVX-512F only (see [`super::avx512::gather_run`]).
+        /// Each row (a slot and the one after it) one 32-byte load, where [`Batch::gather`]
+        /// takes a 16-byte load and an insert.
         #[inline(always)]
-        unsafe fn gather_run(base: *mut Slot) -> [Self; 4] {
-            // SAFETY: the caller's contract.
-            unsafe { super::avx512::gather_run(base) }
+        unsafe fn gather_paired(slots: &[*mut Slot; LANES]) -> [Self; 4] {
+            // SAFETY: as in `gather`; the slot after `slots[r]` is `slots[r + 4]`.
+            unsafe {
+                let row = |r: usize| _mm256_loadu_ps(slots[r].cast::<f32>());
+                columns([row(0), row(1), row(2), row(3)])
+            }
         }
 
-        /// AVX-512F only (see [`super::avx512::scatter_run`]).
+        /// Each row one 32-byte store.
         #[inline(always)]
-        unsafe fn scatter_run(xyzw: [Self; 4], base: *mut Slot) {
-            // SAFETY: the caller's contract.
-            unsafe { super::avx512::scatter_run(xyzw, base) }
+        unsafe fn scatter_paired(xyzw: [Self; 4], slots: &[*mut Slot; LANES]) {
+            // SAFETY: as in `gather_paired`.
+            unsafe {
+                for (r, row) in rows(xyzw).into_iter().enumerate() {
+                    _mm256_storeu_ps(slots[r].cast::<f32>(), row);
+                }
+            }
+        }
+
+        /// Each row read, added to and written back whole, 32 bytes at a time.
+        #[inline(always)]
+        unsafe fn add_scatter_paired(dp: [Self; 3], slots: &[*mut Slot; LANES]) {
+            // SAFETY: as in `gather_paired`.
+            unsafe {
+                for (r, row) in rows(moves(dp)).into_iter().enumerate() {
+                    let s = slots[r].cast::<f32>();
+                    _mm256_storeu_ps(s, _mm256_add_ps(_mm256_loadu_ps(s), row));
+                }
+            }
         }
     }
 }
@@ -438,60 +464,8 @@ pub mod avx {
 #[cfg(target_arch = "x86_64")]
 pub mod avx512 {
     use super::avx::F32x8;
-    use super::{Lanes, Pair, Real, Slot};
+    use super::{Lanes, Pair, Real};
     use std::arch::x86_64::*;
-
-    /// [`Batch::gather_run`](super::Batch::gather_run) with 64-byte loads: the run's eight slots
-    /// as two vectors of four slots each, then x and y in one vector, z and w in another, by
-    /// two permutations.
-    ///
-    /// # Safety
-    /// As [`Batch::gather`](super::Batch::gather) for the run's slots, and AVX-512F is present:
-    /// the caller is compiled for it.
-    #[inline(always)]
-    pub(super) unsafe fn gather_run(base: *mut Slot) -> [F32x8; 4] {
-        let f = base.cast::<f32>();
-        // SAFETY: the run's slots are valid for reads (the caller's contract).
-        unsafe {
-            let (low, high) = (_mm512_loadu_ps(f), _mm512_loadu_ps(f.add(16)));
-            // Coordinate `c` of lane `l` is element `4 l + c` of `low` then `high`.
-            let xy = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
-            let zw = _mm512_add_epi32(xy, _mm512_set1_epi32(2));
-            let (x, y) = F32x16(_mm512_permutex2var_ps(low, xy, high)).halves();
-            let (z, w) = F32x16(_mm512_permutex2var_ps(low, zw, high)).halves();
-            [x, y, z, w]
-        }
-    }
-
-    /// [`Batch::scatter_run`](super::Batch::scatter_run), the inverse of [`gather_run`]: each
-    /// vector of four slots is one permutation of x and y beside z and w, stored whole.
-    ///
-    /// # Safety
-    /// As [`Batch::scatter`](super::Batch::scatter) for the run's slots, and AVX-512F is
-    /// present: the caller is compiled for it.
-    #[inline(always)]
-    pub(super) unsafe fn scatter_run(xyzw: [F32x8; 4], base: *mut Slot) {
-        let [x, y, z, w] = xyzw;
-        let (xy, zw) = (F32x16::join(x, y).0, F32x16::join(z, w).0);
-        let f = base.cast::<f32>();
-        // SAFETY: the run's slots are valid for writes (the caller's contract).
-        unsafe {
-            // Coordinate `c` of lane `m` is element `16 (c / 2) + 8 (c % 2) + m` of `xy` then
-            // `zw`; slot `k` of a vector (elements `4 k` to `4 k + 3`) gets lane `first + k`.
-            let slots = |first: i32| {
-                let [a, b, c, d] = [0, 1, 2, 3].map(|k| {
-                    let m = first + k;
-                    [m, 8 + m, 16 + m, 24 + m]
-                });
-                _mm512_setr_epi32(
-                    a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], c[0], c[1], c[2], c[3], d[0],
-                    d[1], d[2], d[3],
-                )
-            };
-            _mm512_storeu_ps(f, _mm512_permutex2var_ps(xy, slots(0), zw));
-            _mm512_storeu_ps(f.add(16), _mm512_permutex2var_ps(xy, slots(4), zw));
-        }
-    }
 
     /// Sixteen `f32` lanes in one AVX-512 register: lanes 0 to 7 from one [`F32x8`], 8 to 15
     /// from another, so that two batches that share no particle are projected at once.
@@ -626,6 +600,100 @@ mod tests {
                 assert_eq!(avx, want, "AVX, indices {index:?}");
             }
         }
+    }
+
+    /// What [`paired_moves`] returns: the gathered vectors, and the slots after the addition.
+    type Moved = ([[Real; LANES]; 4], Vec<Slot>);
+
+    /// Paired slots (rows starting at odd and even slots, so that some 32-byte moves cross a
+    /// cache line) read, added to and written by AVX's paired moves give the portable vector's
+    /// lane by lane moves, bit for bit, and those read and write each lane's own slot.
+    #[test]
+    fn paired_moves_give_the_lane_by_lane_moves() {
+        let start = |i: usize| {
+            let f = i as Real;
+            Slot::new(f + 0.25, -f * 1.5, f * f / 7.0, 1.0 / (f + 1.0))
+        };
+        let firsts = [3, 8, 13, 16];
+        let lanes: [usize; LANES] = std::array::from_fn(|l| firsts[l % 4] + l / 4);
+        let xyzw = std::array::from_fn(|c| std::array::from_fn(|l| (c * LANES + l) as Real / 8.0));
+        let dp =
+            std::array::from_fn(|c| std::array::from_fn(|l| (l as Real + 3.0).powi(c as i32 - 1)));
+        let run = |moves: unsafe fn(&[*mut Slot; LANES], _, _) -> Moved| {
+            let mut slots: Vec<Slot> = (0..20).map(start).collect();
+            let base = slots.as_mut_ptr();
+            // SAFETY: the lanes' slots lie in `slots`, paired as `gather_paired` requires; one
+            // thread; AVX only where the processor has it (below).
+            let moved = unsafe { moves(&lanes.map(|l| base.add(l)), xyzw, dp) };
+            let bits = |s: &[Slot]| -> Vec<u32> {
+                s.iter()
+                    .flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits))
+                    .collect()
+            };
+            (
+                moved.0.map(|v| v.map(f32::to_bits)),
+                bits(&moved.1),
+                bits(&slots),
+            )
+        };
+        let portable = run(paired_moves::<f32x8>);
+        let mut want = (0..20).map(start).collect::<Vec<_>>();
+        for (l, &i) in lanes.iter().enumerate() {
+            let s = want[i];
+            assert_eq!(
+                portable.0.map(|v| v[l]),
+                [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits)
+            );
+            let added = [s.p.x + dp[0][l], s.p.y + dp[1][l], s.p.z + dp[2][l], s.w];
+            assert_eq!(portable.1[4 * l..4 * l + 4], added.map(f32::to_bits));
+            want[i] = Slot::new(xyzw[0][l], xyzw[1][l], xyzw[2][l], xyzw[3][l]);
+        }
+        let written: Vec<u32> = want
+            .iter()
+            .flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits))
+            .collect();
+        assert_eq!(portable.2, written, "each lane's slot written, no other");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            assert_eq!(run(avx_paired_moves), portable);
+        }
+    }
+
+    /// Gathers the paired slots `ptrs` with `V`, adds `dp` to them and copies them, then writes
+    /// `xyzw` to them.
+    ///
+    /// # Safety
+    /// `ptrs` are paired slots (see [`Batch::gather_paired`]), valid for reads and writes; `V`'s
+    /// instructions are present.
+    #[inline(always)]
+    unsafe fn paired_moves<V: Batch>(
+        ptrs: &[*mut Slot; LANES],
+        xyzw: [[Real; LANES]; 4],
+        dp: [[Real; LANES]; 3],
+    ) -> Moved {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let gathered = V::gather_paired(ptrs).map(V::to_array);
+            V::add_scatter_paired(dp.map(V::from_array), ptrs);
+            let added = ptrs.iter().map(|&p| *p).collect();
+            V::scatter_paired(xyzw.map(V::from_array), ptrs);
+            (gathered, added)
+        }
+    }
+
+    /// [`paired_moves`] with AVX vectors, compiled for AVX as the crate uses them.
+    ///
+    /// # Safety
+    /// As [`paired_moves`], and the processor has AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn avx_paired_moves(
+        ptrs: &[*mut Slot; LANES],
+        xyzw: [[Real; LANES]; 4],
+        dp: [[Real; LANES]; 3],
+    ) -> Moved {
+        // SAFETY: the caller's contract.
+        unsafe { paired_moves::<avx::F32x8>(ptrs, xyzw, dp) }
     }
 
     /// [`Batch::lookup`] of the AVX vector, compiled for AVX as the crate uses it.
