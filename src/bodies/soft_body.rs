@@ -311,7 +311,7 @@ fn add_lattice(
                 damping,
             } = material.volume
             {
-                for t in &lattice.tets {
+                for t in order_for_batches(lattice.tets.clone()) {
                     cs.neo_hookean
                         .push(t.map(at), &ps.x, youngs, poisson, damping);
                 }

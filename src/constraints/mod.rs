@@ -80,14 +80,15 @@ pub struct ConstraintSets {
 }
 
 impl ConstraintSets {
-    /// Schedules the stretch, bending and tet-volume families from their particle ids (see
-    /// [`schedule`](crate::solver::schedule)); called when a body has been built.
+    /// Schedules the stretch, bending, tet-volume and Neo-Hookean families from their particle
+    /// ids (see [`schedule`](crate::solver::schedule)); called when a body has been built.
     pub fn schedule(&mut self) {
         self.stretch.schedule();
         self.bend_distance.schedule();
         self.dihedral.schedule();
         self.isometric.schedule();
         self.volume.schedule();
+        self.neo_hookean.schedule();
     }
 
     /// Computes every material's coefficients for a substep of `h` seconds, and resets the

@@ -28,8 +28,11 @@
 
 use super::Stiffness;
 use super::stiffness::{Coeffs, MaterialTable};
-use crate::math::{Mat3, Real, Vec3};
+use crate::math::{LaneVec, Lanes, Mat3, Real, Vec3};
+use crate::solver::schedule::{self, LANES};
+use crate::solver::simd::Batch;
 use crate::solver::view::Slot;
+use std::ops::Range;
 
 /// The Lamé parameters `(μ, λ)` of the constraint pair for Young's modulus `youngs` (Pa) and
 /// Poisson ratio `poisson` in (−1, ½): `μ = E / (2 (1 + ν))`, `λ = E ν / ((1 + ν)(1 − 2ν)) + μ`
@@ -42,7 +45,9 @@ pub fn lame(youngs: Real, poisson: Real) -> (Real, Real) {
 
 /// The Neo-Hookean tets of soft bodies: per tet its four particles (positively oriented), the
 /// inverse rest shape `D_m⁻¹`, `γ`, and two materials and multipliers, the deviatoric one first.
-/// Projected serially in a fixed order (the same result on any number of threads).
+/// Projected serially in a fixed order (the same result on any number of threads), in batches
+/// of [`LANES`] tets that share no particle, each batch as SIMD vectors (see
+/// [`NeoHookeanSet::schedule`]).
 #[derive(Clone, Debug, Default)]
 pub struct NeoHookeanSet {
     /// The particles of each tet (world indices).
@@ -59,6 +64,12 @@ pub struct NeoHookeanSet {
     pub lambda: Vec<Real>,
     /// The materials.
     pub materials: MaterialTable,
+    /// Starts of the batches of tets that share no particle (see
+    /// [`Blocks::batches`](schedule::Blocks::batches)), then the end of the last; the tets from
+    /// there on (pushed since the last [`NeoHookeanSet::schedule`]) go one at a time.
+    batches: Vec<usize>,
+    /// One more than the largest particle id of a tet.
+    span: usize,
 }
 
 /// What [`solve_neo_hookean`] does to one tet.
@@ -76,39 +87,145 @@ pub fn deformation_gradient(p: [Vec3; 4], inv_rest: &Mat3) -> Mat3 {
     Mat3::from_columns(&[p[1] - p[0], p[2] - p[0], p[3] - p[0]]) * inv_rest
 }
 
-/// The position gradient of a function of `F` whose derivative is `dc_df` (module docs).
-#[inline]
-fn position_gradient(dc_df: Mat3, inv_rest: &Mat3) -> [Vec3; 4] {
-    let h = dc_df * inv_rest.transpose();
-    let (g1, g2, g3): (Vec3, Vec3, Vec3) =
-        (h.column(0).into(), h.column(1).into(), h.column(2).into());
+/// `D_m⁻¹` by rows, `m[k][b]` its entry in row `k` and column `b`, one value per lane.
+type Rows<T> = [[T; 3]; 3];
+
+/// The rows of `inv_rest` (see [`Rows`]).
+fn rows(inv_rest: &Mat3) -> Rows<Real> {
+    std::array::from_fn(|k| std::array::from_fn(|b| inv_rest[(k, b)]))
+}
+
+/// The position gradient of a function of `F` whose derivative has the columns `d` (module
+/// docs): `∇ᵢC = Σ_b d_b m[i − 1][b]` for `i` = 1, 2, 3, the columns of `∂C/∂F D_m⁻ᵀ`.
+#[inline(always)]
+// Written out, without closures or `array::map`: this must compile inside the AVX caller.
+fn position_gradient<T: Lanes>(d: &[LaneVec<T>; 3], m: &Rows<T>) -> [LaneVec<T>; 4] {
+    let g1 = d[0] * m[0][0] + d[1] * m[0][1] + d[2] * m[0][2];
+    let g2 = d[0] * m[1][0] + d[1] * m[1][1] + d[2] * m[1][2];
+    let g3 = d[0] * m[2][0] + d[1] * m[2][1] + d[2] * m[2][2];
     [-(g1 + g2 + g3), g1, g2, g3]
 }
 
-/// `C_D = |F|_F` of a tet of deformation gradient `f` (see [`deformation_gradient`]) and its
-/// position gradient (module docs); zero for a tet collapsed to a point.
-#[inline]
-pub fn deviatoric(f: &Mat3, inv_rest: &Mat3) -> (Real, [Vec3; 4]) {
-    let c = f.norm();
-    if c > Real::EPSILON {
-        (c, position_gradient(f / c, inv_rest))
-    } else {
-        (0.0, [Vec3::zeros(); 4])
-    }
+/// `[C_D, C_H]` and their position gradients `[∇C_D, ∇C_H]` (one vector per particle), one tet
+/// per lane.
+type ConstraintPair<T> = ([T; 2], [[LaneVec<T>; 4]; 2]);
+
+/// The constraint pair of tets `p` with `D_m⁻¹` rows `m` and `γ` (module docs), one tet per
+/// lane: `[C_D, C_H]` and their position gradients. `F`'s columns are `f_b = Σ_k e_k m[k][b]`
+/// (`e_k = p_k − p₀`); `C_D = |F|_F` with `∂C_D/∂F = F / C_D` (zero for a tet collapsed to a
+/// point), `C_H = det F − γ` with `∂ det F / ∂F = cof F`, whose columns are `f₂ × f₃`,
+/// `f₃ × f₁` and `f₁ × f₂`.
+#[inline(always)]
+fn pair<T: Lanes>(p: &[LaneVec<T>; 4], m: &Rows<T>, gamma: T) -> ConstraintPair<T> {
+    let e = [p[1] - p[0], p[2] - p[0], p[3] - p[0]];
+    let f = [
+        e[0] * m[0][0] + e[1] * m[1][0] + e[2] * m[2][0],
+        e[0] * m[0][1] + e[1] * m[1][1] + e[2] * m[2][1],
+        e[0] * m[0][2] + e[1] * m[1][2] + e[2] * m[2][2],
+    ];
+    let (eps, zero) = (T::splat(Real::EPSILON), T::splat(0.0));
+    let norm = (f[0].norm_squared() + f[1].norm_squared() + f[2].norm_squared()).sqrt();
+    let inv_norm = norm.select_gt(eps, T::splat(1.0) / norm, zero);
+    let c_d = norm.select_gt(eps, norm, zero);
+    let cof = [f[1].cross(f[2]), f[2].cross(f[0]), f[0].cross(f[1])];
+    let c_h = f[0].dot(cof[0]) - gamma;
+    (
+        [c_d, c_h],
+        [
+            position_gradient(&[f[0] * inv_norm, f[1] * inv_norm, f[2] * inv_norm], m),
+            position_gradient(&cof, m),
+        ],
+    )
 }
 
-/// `C_H = det F − γ` of a tet of deformation gradient `f` (see [`deformation_gradient`]) and its
-/// position gradient, `∂ det F / ∂F = cof F` (the columns `f₂ × f₃`, `f₃ × f₁`, `f₁ × f₂`;
-/// module docs).
-#[inline]
-pub fn hydrostatic(f: &Mat3, inv_rest: &Mat3, gamma: Real) -> (Real, [Vec3; 4]) {
-    let (f1, f2, f3): (Vec3, Vec3, Vec3) =
-        (f.column(0).into(), f.column(1).into(), f.column(2).into());
-    let cof = Mat3::from_columns(&[f2.cross(&f3), f3.cross(&f1), f1.cross(&f2)]);
-    (
-        f1.dot(&cof.column(0)) - gamma,
-        position_gradient(cof, inv_rest),
-    )
+/// What the 2 × 2 system of a tet needs of its constraints, one tet per lane (see
+/// [`solve_pair`]): `w_i ∇ᵢC_j·∇ᵢC_k` per particle for `jk` = DD, DH, HH, and `∇C_j·(p − x)`.
+struct System<T> {
+    products: [[T; 4]; 3],
+    along: [T; 2],
+}
+
+/// The [`System`] of the gradients `g` of tets whose particles have inverse masses `w` and moved
+/// by `dx` in the substep.
+#[inline(always)]
+fn system<T: Lanes>(g: &[[LaneVec<T>; 4]; 2], w: &[T; 4], dx: &[LaneVec<T>; 4]) -> System<T> {
+    let [d, h] = g;
+    let zero = T::splat(0.0);
+    let mut products = [[zero; 4]; 3];
+    let mut along = [zero; 2];
+    for i in 0..4 {
+        products[0][i] = w[i] * d[i].dot(d[i]);
+        products[1][i] = w[i] * d[i].dot(h[i]);
+        products[2][i] = w[i] * h[i].dot(h[i]);
+    }
+    for (along, g) in along.iter_mut().zip(g) {
+        *along = g[0].dot(dx[0]) + g[1].dot(dx[1]) + g[2].dot(dx[2]) + g[3].dot(dx[3]);
+    }
+    System { products, along }
+}
+
+/// Solves one tet's 2 × 2 system for `Δλ` (see [`solve_neo_hookean`]) in `f64`: at rest the two
+/// gradients are parallel, and the determinant is a small difference of large products.
+/// `products` and `along` are the tet's lane of a [`System`]. `None` when the system is singular
+/// (all particles pinned, a rigid material with parallel gradients).
+fn solve_pair(
+    c: [Real; 2],
+    products: [[Real; 4]; 3],
+    along: [Real; 2],
+    lambda: [Real; 2],
+    k: [&Coeffs; 2],
+) -> Option<[Real; 2]> {
+    let sum = |a: [Real; 4]| -> f64 { a.iter().map(|&x| f64::from(x)).sum() };
+    let [a11, a12, a22] = products.map(sum);
+    let [kd, kh] = k.map(|k| {
+        (
+            1.0 + f64::from(k.gamma),
+            f64::from(k.alpha_tilde),
+            f64::from(k.gamma),
+        )
+    });
+    let r1 = -f64::from(c[0]) - kd.1 * f64::from(lambda[0]) - kd.2 * f64::from(along[0]);
+    let r2 = -f64::from(c[1]) - kh.1 * f64::from(lambda[1]) - kh.2 * f64::from(along[1]);
+    let (m11, m12, m21, m22) = (kd.0 * a11 + kd.1, kd.0 * a12, kh.0 * a12, kh.0 * a22 + kh.1);
+    let det = m11 * m22 - m12 * m21;
+    if det.abs() <= f64::from(Real::EPSILON) * (m11 * m22).abs() || !det.is_finite() {
+        return None;
+    }
+    Some([
+        ((r1 * m22 - m12 * r2) / det) as Real,
+        ((m11 * r2 - m21 * r1) / det) as Real,
+    ])
+}
+
+/// The corrections `Δpᵢ = wᵢ Σⱼ sⱼ ∇ᵢCⱼ Δλⱼ` of tets with gradients `g` for the multiplier
+/// changes `dl` (`s` the materials' `scale`s), zero in the lanes where `solved` is not above ½.
+#[inline(always)]
+// Plain loops: this must compile inside the AVX caller.
+#[allow(clippy::needless_range_loop)]
+fn corrections<T: Lanes>(
+    g: &[[LaneVec<T>; 4]; 2],
+    w: &[T; 4],
+    dl: [T; 2],
+    scale: [T; 2],
+    solved: T,
+) -> [LaneVec<T>; 4] {
+    let (s_d, s_h) = (scale[0] * dl[0], scale[1] * dl[1]);
+    let (half, zero) = (T::splat(0.5), T::splat(0.0));
+    let mut dp = [LaneVec([zero; 3]); 4];
+    for i in 0..4 {
+        let d = ((g[0][i] * s_d + g[1][i] * s_h) * w[i]).0;
+        for c in 0..3 {
+            dp[i].0[c] = solved.select_gt(half, d[c], zero);
+        }
+    }
+    dp
+}
+
+/// `[C_D, C_H]` of the tet `p` with inverse rest shape `inv_rest` and `γ` `gamma`, and their
+/// position gradients (module docs).
+pub fn constraint_pair(p: [Vec3; 4], inv_rest: &Mat3, gamma: Real) -> ([Real; 2], [[Vec3; 4]; 2]) {
+    let (c, g) = pair(&p.map(LaneVec::from), &rows(inv_rest), gamma);
+    (c, g.map(|g| g.map(Vec3::from)))
 }
 
 /// Projects the Neo-Hookean constraint pair of one tet (module docs; Macklin and Müller 2021,
@@ -121,7 +238,8 @@ pub fn hydrostatic(f: &Mat3, inv_rest: &Mat3, gamma: Real) -> (Real, [Vec3; 4]) 
 ///
 /// (`γⱼ`, `α̃ⱼ`, `sⱼ` the coefficients `k` of each material; `dx` holds `p − x` of each particle,
 /// read only by damping). A tet whose 2 × 2 system is singular (all particles pinned, a rigid
-/// material with parallel gradients) gets a zero correction.
+/// material with parallel gradients) gets a zero correction. The batched projection of
+/// [`NeoHookeanSet`] runs the same arithmetic on eight tets at once, so it gives these bits.
 pub fn solve_neo_hookean(
     p: [Vec3; 4],
     w: [Real; 4],
@@ -131,38 +249,20 @@ pub fn solve_neo_hookean(
     dx: [Vec3; 4],
     k: [&Coeffs; 2],
 ) -> TetCorrection {
-    // `F` once for both constraints.
-    let f = deformation_gradient(p, inv_rest);
-    let (c_d, g_d) = deviatoric(&f, inv_rest);
-    let (c_h, g_h) = hydrostatic(&f, inv_rest, gamma);
-    let dot = |a: &[Vec3; 4], b: &[Vec3; 4]| -> f64 {
-        (0..4).map(|i| f64::from(w[i] * a[i].dot(&b[i]))).sum()
-    };
-    let along = |g: &[Vec3; 4]| -> Real { (0..4).map(|i| g[i].dot(&dx[i])).sum() };
-    let (a11, a12, a22) = (dot(&g_d, &g_d), dot(&g_d, &g_h), dot(&g_h, &g_h));
-    let [kd, kh] = k.map(|k| {
-        (
-            1.0 + f64::from(k.gamma),
-            f64::from(k.alpha_tilde),
-            f64::from(k.gamma),
-        )
-    });
-    let r1 = -f64::from(c_d) - kd.1 * f64::from(lambda[0]) - kd.2 * f64::from(along(&g_d));
-    let r2 = -f64::from(c_h) - kh.1 * f64::from(lambda[1]) - kh.2 * f64::from(along(&g_h));
-    let (m11, m12, m21, m22) = (kd.0 * a11 + kd.1, kd.0 * a12, kh.0 * a12, kh.0 * a22 + kh.1);
-    let det = m11 * m22 - m12 * m21;
-    if det.abs() <= f64::from(Real::EPSILON) * (m11 * m22).abs() || !det.is_finite() {
-        return TetCorrection {
-            dp: [Vec3::zeros(); 4],
-            delta_lambda: [0.0; 2],
-        };
-    }
-    let dl_d = ((r1 * m22 - m12 * r2) / det) as Real;
-    let dl_h = ((m11 * r2 - m21 * r1) / det) as Real;
-    let (s_d, s_h) = (k[0].scale * dl_d, k[1].scale * dl_h);
+    let (c, g) = pair(&p.map(LaneVec::from), &rows(inv_rest), gamma);
+    let sys = system(&g, &w, &dx.map(LaneVec::from));
+    let solved = solve_pair(c, sys.products, sys.along, lambda, k);
+    let dl = solved.unwrap_or([0.0; 2]);
+    let dp = corrections(
+        &g,
+        &w,
+        dl,
+        k.map(|k| k.scale),
+        Real::from(u8::from(solved.is_some())),
+    );
     TetCorrection {
-        dp: std::array::from_fn(|i| (g_d[i] * s_d + g_h[i] * s_h) * w[i]),
-        delta_lambda: [dl_d, dl_h],
+        dp: dp.map(Vec3::from),
+        delta_lambda: dl,
     }
 }
 
@@ -199,6 +299,7 @@ impl NeoHookeanSet {
             Stiffness::Xpbd { compliance, .. } => compliance,
             other => unreachable!("elastic elements are XPBD, not {other:?}"),
         });
+        self.span = ids.iter().fold(self.span, |s, &i| s.max(i as usize + 1));
         self.ids.push(ids);
         self.inv_rest.push(inv_rest);
         // `μ/λ` of the rounded compliances, so that the rest shape stays stress free.
@@ -221,11 +322,67 @@ impl NeoHookeanSet {
             .fold(0.0, Real::max)
     }
 
+    /// Reorders the tets into batches of [`LANES`] that share no particle (see [`schedule`]),
+    /// keeping the build order between tets that share one: walking the batches gives the
+    /// result of walking the tets in build order.
+    pub fn schedule(&mut self) {
+        let s = schedule::schedule(&self.ids);
+        schedule::permute(&mut self.ids, &s.order);
+        schedule::permute(&mut self.inv_rest, &s.order);
+        schedule::permute(&mut self.gamma, &s.order);
+        schedule::permute(&mut self.mat, &s.order);
+        let lambda = &self.lambda;
+        self.lambda = s
+            .order
+            .iter()
+            .flat_map(|&t| [lambda[2 * t as usize], lambda[2 * t as usize + 1]])
+            .collect();
+        self.batches = s.blocks.batches;
+    }
+
     /// Projects every tet once, in order, on the packed positions `slots` with the substep's
-    /// start positions `x` (relative to the same origins; see [`crate::solver::view`]).
+    /// start positions `x` (relative to the same origins; see [`crate::solver::view`]): the
+    /// scheduled batches as SIMD vectors (AVX where the processor has it), then the tets pushed
+    /// since one by one.
     pub fn project_serial(&mut self, slots: &mut [Slot], x: &[Vec3]) {
-        for (t, ids) in self.ids.iter().enumerate() {
-            let ids = ids.map(|i| i as usize);
+        assert!(
+            self.span <= slots.len() && self.span <= x.len(),
+            "tets reach past the particles"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the processor has AVX; the ids are below `slots.len()` (checked above).
+            return unsafe { self.project_avx(slots, x) };
+        }
+        // SAFETY: as above.
+        unsafe { self.project_as::<wide::f32x8>(slots, x) }
+    }
+
+    /// [`NeoHookeanSet::project_as`] with AVX vectors, compiled for AVX.
+    ///
+    /// # Safety
+    /// The processor has AVX, and the contract of [`NeoHookeanSet::project_as`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn project_avx(&mut self, slots: &mut [Slot], x: &[Vec3]) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.project_as::<crate::solver::simd::avx::F32x8>(slots, x) }
+    }
+
+    /// [`NeoHookeanSet::project_serial`] with the batches as vectors `V`.
+    ///
+    /// # Safety
+    /// Every id is below `slots.len()` and `x.len()`.
+    #[inline(always)]
+    unsafe fn project_as<V: Batch>(&mut self, slots: &mut [Slot], x: &[Vec3]) {
+        let end = self.batches.last().copied().unwrap_or(0);
+        for b in 1..self.batches.len() {
+            let tets = self.batches[b - 1]..self.batches[b];
+            // SAFETY: forwarded from the caller; the tets of a batch share no particle.
+            unsafe { self.project_batch::<V>(tets, slots, x) };
+        }
+        for t in end..self.len() {
+            let ids = self.ids[t].map(|i| i as usize);
             let p = ids.map(|i| slots[i].p);
             let w = ids.map(|i| slots[i].w);
             let dx = std::array::from_fn(|j| p[j] - x[ids[j]]);
@@ -237,6 +394,98 @@ impl NeoHookeanSet {
             }
             self.lambda[2 * t] += r.delta_lambda[0];
             self.lambda[2 * t + 1] += r.delta_lambda[1];
+        }
+    }
+
+    /// Projects the tets `tets` (at most [`LANES`], sharing no particle) at once, one per lane of
+    /// vectors `V`: [`solve_neo_hookean`]'s arithmetic, each tet's 2 × 2 system solved in its
+    /// lane. The unused lanes of a partial batch repeat its last tet, and so write the values
+    /// that tet writes.
+    ///
+    /// # Safety
+    /// As [`NeoHookeanSet::project_as`].
+    #[inline(always)]
+    // Plain loops over lanes and particles: this must compile inside the AVX caller.
+    #[allow(clippy::needless_range_loop)]
+    unsafe fn project_batch<V: Batch>(
+        &mut self,
+        tets: Range<usize>,
+        slots: &mut [Slot],
+        x: &[Vec3],
+    ) {
+        let lane = |l: usize| (tets.start + l).min(tets.end - 1);
+        let base = slots.as_mut_ptr();
+        let zero = V::splat(0.0);
+        let (mut ptrs, mut p, mut w) = (
+            [[std::ptr::null_mut(); LANES]; 4],
+            [LaneVec([zero; 3]); 4],
+            [zero; 4],
+        );
+        let mut dx = [LaneVec([zero; 3]); 4];
+        for j in 0..4 {
+            let mut start = [[0.0; LANES]; 3];
+            for l in 0..LANES {
+                let i = self.ids[lane(l)][j] as usize;
+                // SAFETY: `i` is below `slots.len()` (the caller's contract).
+                ptrs[j][l] = unsafe { base.add(i) };
+                (start[0][l], start[1][l], start[2][l]) = (x[i].x, x[i].y, x[i].z);
+            }
+            // SAFETY: valid, aligned slots of `slots`, borrowed exclusively.
+            let [px, py, pz, pw] = unsafe { V::gather(&ptrs[j]) };
+            (p[j], w[j]) = (LaneVec([px, py, pz]), pw);
+            let [sx, sy, sz] = start;
+            dx[j] = p[j] - LaneVec([V::from_array(sx), V::from_array(sy), V::from_array(sz)]);
+        }
+        let mut m: Rows<V> = [[zero; 3]; 3];
+        for k in 0..3 {
+            for b in 0..3 {
+                m[k][b] = V::from_array(std::array::from_fn(|l| self.inv_rest[lane(l)][(k, b)]));
+            }
+        }
+        let gamma = V::from_array(std::array::from_fn(|l| self.gamma[lane(l)]));
+        let (c, g) = pair(&p, &m, gamma);
+        let sys = system(&g, &w, &dx);
+        let (c, along) = (
+            [c[0].to_array(), c[1].to_array()],
+            [sys.along[0].to_array(), sys.along[1].to_array()],
+        );
+        let mut products = [[[0.0; LANES]; 4]; 3];
+        for jk in 0..3 {
+            for i in 0..4 {
+                products[jk][i] = sys.products[jk][i].to_array();
+            }
+        }
+        let (mut dl, mut scale, mut solved) = ([[0.0; LANES]; 2], [[0.0; LANES]; 2], [0.0; LANES]);
+        for l in 0..LANES {
+            let t = lane(l);
+            let [kd, kh] = self.mat[t];
+            let k = [
+                &self.materials.coeffs[kd as usize],
+                &self.materials.coeffs[kh as usize],
+            ];
+            let lambda = [self.lambda[2 * t], self.lambda[2 * t + 1]];
+            let q = std::array::from_fn(|jk| std::array::from_fn(|i| products[jk][i][l]));
+            let (c, along) = ([c[0][l], c[1][l]], [along[0][l], along[1][l]]);
+            if let Some(d) = solve_pair(c, q, along, lambda, k) {
+                (dl[0][l], dl[1][l], solved[l]) = (d[0], d[1], 1.0);
+            }
+            (scale[0][l], scale[1][l]) = (k[0].scale, k[1].scale);
+        }
+        let dp = corrections(
+            &g,
+            &w,
+            [V::from_array(dl[0]), V::from_array(dl[1])],
+            [V::from_array(scale[0]), V::from_array(scale[1])],
+            V::from_array(solved),
+        );
+        for j in 0..4 {
+            let [x, y, z] = (p[j] + dp[j]).0;
+            // SAFETY: as for the gather; repeated lanes write the same values.
+            unsafe { V::scatter([x, y, z, w[j]], &ptrs[j]) };
+        }
+        for (l, t) in tets.enumerate() {
+            self.lambda[2 * t] += dl[0][l];
+            self.lambda[2 * t + 1] += dl[1][l];
         }
     }
 }
@@ -266,19 +515,113 @@ mod tests {
     fn gradients_match_finite_differences() {
         let (inv_rest, q) = rest_and_deformed();
         let gamma = 1.3;
-        let f = |q| deformation_gradient(q, &inv_rest);
-        let value = |q: [Vec3; 4]| {
-            [
-                deviatoric(&f(q), &inv_rest).0,
-                hydrostatic(&f(q), &inv_rest, gamma).0,
-            ]
+        let (c, grads) = constraint_pair(q, &inv_rest, gamma);
+        // The values themselves: |F|_F and det F − γ of the deformation gradient.
+        let f = deformation_gradient(q, &inv_rest);
+        assert!((c[0] - f.norm()).abs() < 1e-5 * f.norm());
+        assert!((c[1] - (f.determinant() - gamma)).abs() < 1e-5);
+        for (n, grad) in grads.into_iter().enumerate() {
+            let value = |q| constraint_pair(q, &inv_rest, gamma).0[n];
+            crate::constraints::assert_gradient(q, value, grad, (1e-3, 2e-3));
+        }
+    }
+
+    /// The tets of the unit cube's lattice at resolution 6, squashed and sheared, some particles
+    /// pinned, damped, scheduled into batches (with a tail of tets pushed after), projected
+    /// twice with the portable vectors and (where the processor has it) AVX: the positions and
+    /// multipliers of [`solve_neo_hookean`] walking the tets one after another in the
+    /// scheduled order, bit for bit.
+    #[test]
+    fn batched_projection_matches_the_scalar_kernel_bit_for_bit() {
+        let lattice =
+            crate::mesh::tetrahedralize::tetrahedralize(&crate::mesh::generate::cube(), 6);
+        let x = &lattice.positions;
+        let tets = schedule::order_for_batches(lattice.tets.clone());
+        let mut set = NeoHookeanSet::default();
+        for (t, &tet) in tets.iter().enumerate() {
+            let youngs = if t % 5 == 1 { 2e4 } else { 3e3 };
+            set.push(tet, x, youngs, 0.4, 0.003);
+        }
+        set.schedule();
+        set.push(tets[7], x, 1e4, 0.3, 0.0);
+        set.push(tets[40], x, 1e4, 0.3, 0.0);
+        set.materials.resolve(0.005, 2);
+        let full = set
+            .batches
+            .windows(2)
+            .filter(|w| w[1] - w[0] == LANES)
+            .count();
+        assert!(full * 2 > set.batches.len(), "{full} full batches");
+        let slots: Vec<Slot> = (0u32..)
+            .zip(x)
+            .map(|(i, p)| {
+                let h = (i * 7 % 11) as Real * 0.004;
+                let w = if i % 29 == 0 {
+                    0.0
+                } else {
+                    1.0 + (i % 3) as Real
+                };
+                Slot::new(p.x + 0.2 * p.y, p.y * 0.8 + h, p.z, w)
+            })
+            .collect();
+        let starts: Vec<Vec3> = x.iter().map(|p| p * 0.99).collect();
+        // The scalar walk.
+        let (mut want, mut want_set) = (slots.clone(), set.clone());
+        for _ in 0..2 {
+            for t in 0..want_set.len() {
+                let ids = want_set.ids[t].map(|i| i as usize);
+                let p = ids.map(|i| want[i].p);
+                let dx = std::array::from_fn(|j| p[j] - starts[ids[j]]);
+                let k = want_set.mat[t].map(|m| &want_set.materials.coeffs[m as usize]);
+                let lambda = [want_set.lambda[2 * t], want_set.lambda[2 * t + 1]];
+                let w = ids.map(|i| want[i].w);
+                let r = solve_neo_hookean(
+                    p,
+                    w,
+                    &want_set.inv_rest[t],
+                    want_set.gamma[t],
+                    lambda,
+                    dx,
+                    k,
+                );
+                for (i, dp) in ids.into_iter().zip(r.dp) {
+                    want[i].p += dp;
+                }
+                want_set.lambda[2 * t] += r.delta_lambda[0];
+                want_set.lambda[2 * t + 1] += r.delta_lambda[1];
+            }
+        }
+        let bits = |s: &[Slot], l: &[Real]| -> Vec<u32> {
+            s.iter()
+                .flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w])
+                .chain(l.iter().copied())
+                .map(f32::to_bits)
+                .collect()
         };
-        let grads = [
-            deviatoric(&f(q), &inv_rest).1,
-            hydrostatic(&f(q), &inv_rest, gamma).1,
-        ];
-        for (c, grad) in grads.into_iter().enumerate() {
-            crate::constraints::assert_gradient(q, |q| value(q)[c], grad, (1e-3, 2e-3));
+        let moved = want.iter().zip(&slots).filter(|(a, b)| a.p != b.p).count();
+        assert!(moved > slots.len() / 2, "{moved} particles moved");
+        let check = |avx: bool| {
+            let (mut got, mut got_set) = (slots.clone(), set.clone());
+            for _ in 0..2 {
+                // SAFETY: the ids are particles of `got` and `starts`; AVX only where present.
+                unsafe {
+                    match avx {
+                        #[cfg(target_arch = "x86_64")]
+                        true => got_set.project_avx(&mut got, &starts),
+                        _ => got_set.project_as::<wide::f32x8>(&mut got, &starts),
+                    }
+                }
+            }
+            assert_eq!(
+                bits(&got, &got_set.lambda),
+                bits(&want, &want_set.lambda),
+                "AVX: {avx}"
+            );
+        };
+        check(false);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            check(true);
         }
     }
 
