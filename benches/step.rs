@@ -112,8 +112,9 @@ fn bend_cloth(kind: &str) -> World {
 }
 
 /// The Stanford bunny imported as a tet soft body at resolution 32 (as `supple import
-/// ../shared/meshes/stanford-bunny.obj --resolution 32`: 10,450 particles, 50,292 tets).
-fn bunny() -> World {
+/// ../shared/meshes/stanford-bunny.obj --resolution 32`: 10,450 particles, 50,292 tets), with
+/// the soft body's keys `material` added (none: tet volumes and edges).
+fn bunny(material: &str) -> World {
     let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes/stanford-bunny.obj");
     let text = format!(
         r#"
@@ -128,6 +129,7 @@ fn bunny() -> World {
         mass = 1
         scale = 6.422649
         center = [0, 0.6268666, 0]
+        {material}
         [[collider]]
         shape = "plane"
         point = [0.0, 0.0, 0.0]
@@ -182,8 +184,8 @@ fn bench_pass<const K: usize, Kind: FamilyKind<K> + Send>(
 
 /// One pass over W's 48,641 stretch constraints at N = 128, over W's 12,033 at N = 64 (serial
 /// and colored), over the dihedral and isometric families of [`bend_cloth`] (11,781 constraints
-/// each), and over the
-/// bunny's 50,292 tet volumes and 64,635 edges, each from the state after 10 frames.
+/// each), over the bunny's 50,292 tet volumes and 64,635 edges, and over the same tets as
+/// Neo-Hookean tets, each from the state after 10 frames.
 fn family_passes(c: &mut Criterion) {
     let w = settled(workload_w(128, SolverMethod::GaussSeidel));
     bench_pass(c, "stretch_pass_n128", &w, false, |cs| &cs.stretch);
@@ -194,9 +196,30 @@ fn family_passes(c: &mut Criterion) {
     bench_pass(c, "dihedral_pass_n64", &cloth, false, |cs| &cs.dihedral);
     let cloth = settled(bend_cloth("isometric"));
     bench_pass(c, "isometric_pass_n64", &cloth, false, |cs| &cs.isometric);
-    let bunny = settled(bunny());
-    bench_pass(c, "tet_volume_pass_bunny32", &bunny, false, |cs| &cs.volume);
-    bench_pass(c, "tet_edge_pass_bunny32", &bunny, false, |cs| &cs.stretch);
+    let tets = settled(bunny(""));
+    bench_pass(c, "tet_volume_pass_bunny32", &tets, false, |cs| &cs.volume);
+    bench_pass(c, "tet_edge_pass_bunny32", &tets, false, |cs| &cs.stretch);
+    let elastic = r#"volume = { model = "elastic", youngs = 2e4, poisson = 0.4, damping = 0.002 }"#;
+    neo_hookean_pass(c, "neo_hookean_pass_bunny32", &settled(bunny(elastic)));
+}
+
+/// Benches, as `name`, one pass over the Neo-Hookean tets of `world` (batched; AVX where the
+/// processor has it), on a copy.
+fn neo_hookean_pass(c: &mut Criterion, name: &str, world: &World) {
+    let (ps, mut set) = (world.particles(), world.constraints().neo_hookean.clone());
+    let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+    let origins = vec![Vec3::zeros(); world.bodies().len()];
+    Team::scope(1, |team| {
+        pack(
+            ps,
+            &origins,
+            &mut slots,
+            (&mut starts, &mut lost),
+            true,
+            team,
+        )
+    });
+    c.bench_function(name, |b| b.iter(|| set.project_serial(&mut slots, &starts)));
 }
 
 /// Frames of [`bend_cloth`] with each bending kind, after 10 frames.
