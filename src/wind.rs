@@ -1,7 +1,7 @@
 //! Wind that varies in space and time: a mean velocity plus gusts ([`Gust`]), the same at a
 //! given place and time for a given seed.
 
-use crate::math::{Real, Vec3};
+use crate::math::{LaneVec, Lanes, Real, Vec3, sin_turns};
 use crate::validate::{self, Checked};
 use std::f32::consts::TAU;
 
@@ -91,8 +91,9 @@ impl Gust {
 pub struct WindField {
     mean: Vec3,
     along: Vec3,
-    /// The amplitude of the gusts, their waves, and how many periods of each wave the time is.
-    gust: Option<(Real, [Wave; 3], [Real; 3])>,
+    /// The gusts' waves, each as `amplitude aₖ eₖ`, `1 / λₖ` and its phase in turns at `x = 0`
+    /// (`t / Tₖ + φₖ / 2π`).
+    gust: Option<[(Vec3, Real, Real); 3]>,
 }
 
 impl WindField {
@@ -104,9 +105,14 @@ impl WindField {
             Vec3::x()
         };
         let gust = gust.map(|g| {
-            let waves = g.waves(along);
-            let periods = [0, 1, 2].map(|k| time / waves[k].period);
-            (g.amplitude, waves, periods)
+            g.waves(along).map(|w| {
+                let turns = time / w.period + w.phase / TAU;
+                (
+                    w.direction * (g.amplitude * w.weight),
+                    1.0 / w.wavelength,
+                    turns,
+                )
+            })
         });
         WindField { mean, along, gust }
     }
@@ -114,17 +120,23 @@ impl WindField {
     /// The wind velocity at point `x` (m), m/s.
     #[inline]
     pub fn at(&self, x: Vec3) -> Vec3 {
-        let Some((amplitude, waves, periods)) = &self.gust else {
-            return self.mean;
-        };
-        let downwind = self.along.dot(&x);
-        waves
-            .iter()
-            .zip(periods)
-            .fold(self.mean, |w, (wave, periods)| {
-                let angle = TAU * (periods - downwind / wave.wavelength) + wave.phase;
-                w + wave.direction * (amplitude * wave.weight * angle.sin())
-            })
+        self.at_lanes(LaneVec::from(x)).into()
+    }
+
+    /// [`WindField::at`] for one point or one per lane: the sum of the mean and of
+    /// `amplitude aₖ eₖ sin(2π (t / Tₖ − m̂·x / λₖ) + φₖ)` ([`sin_turns`]).
+    #[inline(always)]
+    pub fn at_lanes<T: Lanes>(&self, x: LaneVec<T>) -> LaneVec<T> {
+        let splat = |v: Vec3| LaneVec([T::splat(v.x), T::splat(v.y), T::splat(v.z)]);
+        let mut w = splat(self.mean);
+        if let Some(waves) = &self.gust {
+            let downwind = x.dot(splat(self.along));
+            for &(direction, inv_wavelength, turns) in waves {
+                let q = T::splat(turns) - downwind * T::splat(inv_wavelength);
+                w = w + splat(direction) * sin_turns(q);
+            }
+        }
+        w
     }
 }
 
