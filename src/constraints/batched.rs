@@ -272,7 +272,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         }
         let r = Kind::project(p, w, rest, weights, lambda, dx, &k);
         let zero = V::splat(0.0);
-        if !Self::ADDS {
+        if !Kind::ADDS {
             // The moved positions added in the pair's lanes, then halved, rather than from each
             // batch's gathered halves, which would then stay alive across the projection and
             // spill.
@@ -309,20 +309,13 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         self.keep(lambda_a, ga.lambda, &ga.k, dl_a);
         self.keep(lambda_b, gb.lambda, &gb.k, dl_b);
     }
-}
-
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool>
-    Batched<'_, '_, K, Kind, V, P, PAIR>
-{
-    /// Whether full batches add their corrections in place ([`FamilyKind::ADDS`]).
-    const ADDS: bool = Kind::ADDS;
 
     /// [`Kernel::project_lanes`] on a batch of exactly [`LANES`] lanes: the constraints `lanes`
     /// (a partial batch's unused lanes repeat its last constraint), whose particles' slots are
     /// at `offsets`, with rest values `rest` and multipliers `lambda`.
     ///
     /// `DISTINCT` when no two lanes repeat a constraint (a full batch): the corrections are then
-    /// added to the slots in place ([`Batch::add_scatter`]) where [`Batched::ADDS`]. `PAIRED`
+    /// added to the slots in place ([`Batch::add_scatter`]) where [`FamilyKind::ADDS`]. `PAIRED`
     /// when some particles of the full batch are paired (see [`Batched::gather`]).
     ///
     /// # Safety
@@ -340,7 +333,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         let g = unsafe { self.gather::<DAMPED, PAIRED>(lanes, offsets, rest, lambda, v) };
         let r = Kind::project(g.p, g.w, g.rest, g.weights, g.lambda, g.dx, &g.k);
         // SAFETY (both arms): as above; distinct lanes share no particle.
-        match Self::ADDS && DISTINCT {
+        match Kind::ADDS && DISTINCT {
             true => unsafe { g.add(r.dp, v) },
             false => unsafe { g.scatter(r.dp, v) },
         }
