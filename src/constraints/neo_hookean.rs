@@ -382,19 +382,24 @@ impl NeoHookeanSet {
             unsafe { self.project_batch::<V>(tets, slots, x) };
         }
         for t in end..self.len() {
-            let ids = self.ids[t].map(|i| i as usize);
-            let p = ids.map(|i| slots[i].p);
-            let w = ids.map(|i| slots[i].w);
-            let dx = std::array::from_fn(|j| p[j] - x[ids[j]]);
-            let k = self.mat[t].map(|m| &self.materials.coeffs[m as usize]);
-            let lambda = [self.lambda[2 * t], self.lambda[2 * t + 1]];
-            let r = solve_neo_hookean(p, w, &self.inv_rest[t], self.gamma[t], lambda, dx, k);
-            for (i, dp) in ids.into_iter().zip(r.dp) {
-                slots[i].p += dp;
-            }
-            self.lambda[2 * t] += r.delta_lambda[0];
-            self.lambda[2 * t + 1] += r.delta_lambda[1];
+            self.project_tet(t, slots, x);
         }
+    }
+
+    /// Projects tet `t` alone with [`solve_neo_hookean`].
+    fn project_tet(&mut self, t: usize, slots: &mut [Slot], x: &[Vec3]) {
+        let ids = self.ids[t].map(|i| i as usize);
+        let p = ids.map(|i| slots[i].p);
+        let w = ids.map(|i| slots[i].w);
+        let dx = std::array::from_fn(|j| p[j] - x[ids[j]]);
+        let k = self.mat[t].map(|m| &self.materials.coeffs[m as usize]);
+        let lambda = [self.lambda[2 * t], self.lambda[2 * t + 1]];
+        let r = solve_neo_hookean(p, w, &self.inv_rest[t], self.gamma[t], lambda, dx, k);
+        for (i, dp) in ids.into_iter().zip(r.dp) {
+            slots[i].p += dp;
+        }
+        self.lambda[2 * t] += r.delta_lambda[0];
+        self.lambda[2 * t + 1] += r.delta_lambda[1];
     }
 
     /// Projects the tets `tets` (at most [`LANES`], sharing no particle) at once, one per lane of
@@ -565,30 +570,11 @@ mod tests {
             })
             .collect();
         let starts: Vec<Vec3> = x.iter().map(|p| p * 0.99).collect();
-        // The scalar walk.
+        // The scalar walk: every tet one after another with `solve_neo_hookean`.
         let (mut want, mut want_set) = (slots.clone(), set.clone());
         for _ in 0..2 {
             for t in 0..want_set.len() {
-                let ids = want_set.ids[t].map(|i| i as usize);
-                let p = ids.map(|i| want[i].p);
-                let dx = std::array::from_fn(|j| p[j] - starts[ids[j]]);
-                let k = want_set.mat[t].map(|m| &want_set.materials.coeffs[m as usize]);
-                let lambda = [want_set.lambda[2 * t], want_set.lambda[2 * t + 1]];
-                let w = ids.map(|i| want[i].w);
-                let r = solve_neo_hookean(
-                    p,
-                    w,
-                    &want_set.inv_rest[t],
-                    want_set.gamma[t],
-                    lambda,
-                    dx,
-                    k,
-                );
-                for (i, dp) in ids.into_iter().zip(r.dp) {
-                    want[i].p += dp;
-                }
-                want_set.lambda[2 * t] += r.delta_lambda[0];
-                want_set.lambda[2 * t + 1] += r.delta_lambda[1];
+                want_set.project_tet(t, &mut want, &starts);
             }
         }
         let bits = |s: &[Slot], l: &[Real]| -> Vec<u32> {

@@ -77,8 +77,8 @@ fn triangle_force<T: Lanes>(
     let third = T::splat(1.0 / 3.0);
     let air = field.at_lanes((x[0] + x[1] + x[2]) * third);
     let u = air - (v[0] + v[1] + v[2]) * third;
-    let area = double_area.select_gt(eps, double_area * T::splat(0.5), zero);
-    aerodynamic_lanes(u, n, area, drag, lift) * third
+    // A degenerate triangle's normal is zero, and so is its force.
+    aerodynamic_lanes(u, n, double_area * T::splat(0.5), drag, lift) * third
 }
 
 /// Adds the aerodynamic force of `wind` on every cloth triangle to the particles' `force`
