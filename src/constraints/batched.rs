@@ -10,7 +10,7 @@ use super::family::{FamilyData, FamilyKind};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Real};
 use crate::solver::drivers::{self, Correction, Kernel, Walk};
-use crate::solver::simd::{Batch, Pair, TABLE};
+use crate::solver::simd::{Batch, Pair, TABLE, gather_vec3};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
 
@@ -403,14 +403,11 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
             let ids = padded(unsafe { data.ids.get_unchecked(lanes.clone()) });
             let mut dx = [LaneVec([zero; 3]); K];
             for n in 0..K {
-                let mut start = [[0.0; LANES]; 3];
+                let mut particles = [0; LANES];
                 for l in 0..LANES {
-                    let x = v.x[ids[l][n] as usize];
-                    (start[0][l], start[1][l], start[2][l]) = (x.x, x.y, x.z);
+                    particles[l] = ids[l][n] as usize;
                 }
-                let [sx, sy, sz] = start;
-                let x = LaneVec([V::from_array(sx), V::from_array(sy), V::from_array(sz)]);
-                dx[n] = p[n] - x;
+                dx[n] = p[n] - gather_vec3::<V>(v.x, &particles);
             }
             Some(dx)
         } else {

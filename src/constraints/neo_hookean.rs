@@ -30,7 +30,7 @@ use super::Stiffness;
 use super::stiffness::{Coeffs, MaterialTable};
 use crate::math::{LaneVec, Lanes, Mat3, Real, Vec3};
 use crate::solver::schedule::{self, LANES};
-use crate::solver::simd::Batch;
+use crate::solver::simd::{Batch, gather_vec3};
 use crate::solver::view::Slot;
 use std::ops::Range;
 
@@ -428,18 +428,16 @@ impl NeoHookeanSet {
         );
         let mut dx = [LaneVec([zero; 3]); 4];
         for j in 0..4 {
-            let mut start = [[0.0; LANES]; 3];
+            let mut particles = [0; LANES];
             for l in 0..LANES {
-                let i = self.ids[lane(l)][j] as usize;
-                // SAFETY: `i` is below `slots.len()` (the caller's contract).
-                ptrs[j][l] = unsafe { base.add(i) };
-                (start[0][l], start[1][l], start[2][l]) = (x[i].x, x[i].y, x[i].z);
+                particles[l] = self.ids[lane(l)][j] as usize;
+                // SAFETY: the id is below `slots.len()` (the caller's contract).
+                ptrs[j][l] = unsafe { base.add(particles[l]) };
             }
             // SAFETY: valid, aligned slots of `slots`, borrowed exclusively.
             let [px, py, pz, pw] = unsafe { V::gather(&ptrs[j]) };
             (p[j], w[j]) = (LaneVec([px, py, pz]), pw);
-            let [sx, sy, sz] = start;
-            dx[j] = p[j] - LaneVec([V::from_array(sx), V::from_array(sy), V::from_array(sz)]);
+            dx[j] = p[j] - gather_vec3::<V>(x, &particles);
         }
         let mut m: Rows<V> = [[zero; 3]; 3];
         for k in 0..3 {

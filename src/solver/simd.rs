@@ -22,7 +22,7 @@
 
 use super::schedule::LANES;
 use super::view::Slot;
-use crate::math::{Lanes, Real};
+use crate::math::{LaneVec, Lanes, Real, Vec3};
 use wide::f32x8;
 
 /// Entries of a table that [`Batch::lookup`] reads (four: AVX permutes within each 128-bit
@@ -98,6 +98,20 @@ pub trait Batch: Lanes + Send + Sync {
         // SAFETY: the caller's contract.
         unsafe { Self::add_scatter(dp, slots) }
     }
+}
+
+/// The vectors `v[ids[l]]` of the lanes `l`, one SIMD vector per coordinate: the start
+/// positions, velocities and such that a batched kernel reads beside its slots. A plain loop, so
+/// that it compiles inside an AVX caller.
+#[inline(always)]
+pub fn gather_vec3<V: Batch>(v: &[Vec3], ids: &[usize; LANES]) -> LaneVec<V> {
+    let mut c = [[0.0; LANES]; 3];
+    for l in 0..LANES {
+        let x = v[ids[l]];
+        (c[0][l], c[1][l], c[2][l]) = (x.x, x.y, x.z);
+    }
+    let [x, y, z] = c;
+    LaneVec([V::from_array(x), V::from_array(y), V::from_array(z)])
 }
 
 /// Two vectors `V` side by side, so that two batches that share no particle are projected as

@@ -5,7 +5,7 @@ use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 use crate::solver::schedule::LANES;
-use crate::solver::simd::Batch;
+use crate::solver::simd::{Batch, gather_vec3};
 use crate::wind::{Gust, WindField};
 
 /// The wind of a substep: the mean wind, its gusts if any, and the time, s.
@@ -118,24 +118,19 @@ fn accumulate_wind_as<V: Batch>(ps: &mut ParticleSet, body: &Body, field: &WindF
     let triangles = body.triangles.chunks_exact(LANES);
     let tail = triangles.remainder();
     for tris in triangles {
-        let mut xv = [[[0.0; LANES]; 3]; 6];
-        for l in 0..LANES {
-            for k in 0..3 {
-                let i = s + tris[l][k] as usize;
-                for c in 0..3 {
-                    (xv[k][c][l], xv[3 + k][c][l]) = (ps.x[i][c], ps.v[i][c]);
-                }
-            }
-        }
         let zero = V::splat(0.0);
-        let mut lanes = [LaneVec([zero; 3]); 6];
-        for k in 0..6 {
-            for c in 0..3 {
-                lanes[k].0[c] = V::from_array(xv[k][c]);
+        let (mut x, mut v) = ([LaneVec([zero; 3]); 3], [LaneVec([zero; 3]); 3]);
+        for k in 0..3 {
+            let mut particles = [0; LANES];
+            for l in 0..LANES {
+                particles[l] = s + tris[l][k] as usize;
             }
+            (x[k], v[k]) = (
+                gather_vec3(&ps.x, &particles),
+                gather_vec3(&ps.v, &particles),
+            );
         }
-        let [x0, x1, x2, v0, v1, v2] = lanes;
-        let f = triangle_force(&[x0, x1, x2], &[v0, v1, v2], field, drag, lift).0;
+        let f = triangle_force(&x, &v, field, drag, lift).0;
         let (fx, fy, fz) = (f[0].to_array(), f[1].to_array(), f[2].to_array());
         for l in 0..LANES {
             let f = Vec3::new(fx[l], fy[l], fz[l]);
