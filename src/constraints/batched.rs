@@ -183,11 +183,10 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         }
     }
 
-    /// With `PAIR`, for the kinds that [`FamilyKind::PAIRS`] (and, where `P` is split in two
-    /// registers, [`FamilyKind::PAIRS_SPLIT`]).
+    /// `PAIR` (see [`walk_batches_as`]).
     #[inline(always)]
     fn pairs(&self) -> bool {
-        PAIR && Kind::PAIRS && (!P::SPLIT || Kind::PAIRS_SPLIT)
+        PAIR
     }
 
     /// The two batches as one of `2 LANES` lanes (a [`Pair`] `P`): each lane's arithmetic is
@@ -641,7 +640,9 @@ unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: boo
 }
 
 /// [`drivers::walk_batches`] with the family's batches projected as vectors `V`, two at once as
-/// `P` when `PAIR`.
+/// `P` when `PAIR` and the kind's [`FamilyKind::pairs`] says so for `P` and the family. The
+/// choice is made once for the walk, between two builds of it, so that a walk that does not pair
+/// carries no test for it per batch.
 ///
 /// # Safety
 /// The contract of [`drivers::walk_batches`].
@@ -658,9 +659,19 @@ unsafe fn walk_batches_as<
     walk: &mut Walk,
     v: &View,
 ) {
-    let kernel = Batched::<K, Kind, V, P, PAIR>::new(data);
-    // SAFETY: forwarded from the caller.
-    unsafe { drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, v) }
+    // SAFETY (both arms): forwarded from the caller.
+    unsafe {
+        match PAIR && Kind::pairs(P::SPLIT, data.any_paired) {
+            true => {
+                let kernel = Batched::<K, Kind, V, P, true>::new(data);
+                drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, v);
+            }
+            false => {
+                let kernel = Batched::<K, Kind, V, P, false>::new(data);
+                drivers::walk_batches::<K, DAMPED, _>(&kernel, walk, v);
+            }
+        }
+    }
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
@@ -684,7 +695,7 @@ macro_rules! walk_batches_for {
         }
     };
 }
-// AVX pairs batches in two registers (`Two`, for the kinds that `PAIRS_SPLIT`).
+// AVX pairs batches in two registers (`Two`, for the kinds that pair split).
 walk_batches_for!(walk_batches_avx, "avx", crate::solver::simd::Two<F32x8>);
 walk_batches_for!(
     walk_batches_avx512,
@@ -913,7 +924,7 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         );
     }
     assert!(
-        !Kind::PAIRS || blocks.apart.iter().any(|&a| a),
+        !(Kind::pairs(false, true) || Kind::pairs(true, true)) || blocks.apart.iter().any(|&a| a),
         "consecutive batches that share no particle, for the families that pair them"
     );
     check("wide::f32x8", run(&walk_all(Some(Isa::Portable))));

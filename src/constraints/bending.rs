@@ -177,8 +177,10 @@ impl FamilyKind<4> for Dihedral {
     /// The dihedral kernel's long arithmetic pays for pairing: its stage on W at N = 64 with
     /// dihedral bending is about 8% faster paired with AVX-512, 2% to 5% with AVX's two
     /// registers (`docs/step-bench.md`).
-    const PAIRS: bool = true;
-    const PAIRS_SPLIT: bool = true;
+    #[inline(always)]
+    fn pairs(_split: bool, _paired: bool) -> bool {
+        true
+    }
     /// Its twelve coordinates spilled when kept for the end: added in place, its stage in the
     /// default scene took 1.45 instead of 1.52 ms on AVX (`docs/step-bench.md`, session 12).
     const ADDS: bool = true;

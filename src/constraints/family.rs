@@ -17,15 +17,17 @@ use std::marker::PhantomData;
 /// once over [`Lanes`] so that it also projects a batch of them, one per lane of a SIMD vector,
 /// with the same bits (see [`batched`]).
 pub trait FamilyKind<const K: usize>: Sized + Sync {
-    /// Whether two batches are worth projecting as one wide vector where the processor has
-    /// one (see [`Kernel::pairs`]): for a kernel whose arithmetic,
-    /// rather than its gathers and scatters, takes the time.
-    const PAIRS: bool = false;
-
-    /// Whether pairing pays even where the pair is two registers rather than one wide one
-    /// ([`Two`](crate::solver::simd::Two), AVX without AVX-512): for a kernel whose chains of
-    /// arithmetic are long enough for the two halves to overlap.
-    const PAIRS_SPLIT: bool = false;
+    /// Whether two consecutive full batches that share no particle are worth projecting at once
+    /// (see [`Kernel::pairs`]), as one wide vector or, when `split`, as two registers
+    /// ([`Two`](crate::solver::simd::Two): AVX without AVX-512); `paired` when some full batch
+    /// of the family moves particles a pair of slots at a time ([`FamilyData::any_paired`]).
+    /// Pairing pays for a kernel whose arithmetic, rather than its gathers and scatters, takes
+    /// the time, and (split) whose chains are long enough for the two halves to overlap. By
+    /// default never.
+    #[inline(always)]
+    fn pairs(_split: bool, _paired: bool) -> bool {
+        false
+    }
 
     /// Whether a full batch adds its corrections to the slots in place
     /// ([`Batch::add_scatter`](crate::solver::simd::Batch::add_scatter)) rather than writing the
@@ -95,6 +97,8 @@ pub struct Family<const K: usize, Kind> {
     offsets: Vec<[u32; K]>,
     /// The paired particles of each full batch (see [`schedule::paired`]).
     paired: Vec<u8>,
+    /// Whether any entry of `paired` is not 0.
+    any_paired: bool,
     /// Colored blocks (see [`Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
     blocks: Blocks,
@@ -124,6 +128,8 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// The paired particles of each full batch (see [`schedule::paired`]): one entry per
     /// constraint.
     pub paired: &'a [u8],
+    /// Whether some full batch has paired particles.
+    pub any_paired: bool,
     /// Rest value of each constraint.
     pub rest: &'a [Real],
     /// Weights of the constraints, one array per weight ([`FamilyKind::WEIGHTED`] kinds only).
@@ -264,6 +270,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         retain_marked(&mut self.mat, &keep);
         self.offsets = self.ids.iter().map(|c| c.map(slot_offset)).collect();
         self.paired = vec![0; self.ids.len()];
+        self.any_paired = false;
         self.span = self
             .ids
             .iter()
@@ -292,6 +299,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         self.blocks = schedule.blocks;
         assert_eq!(schedule::validate(&self.ids, &self.blocks), Ok(()));
         self.paired = schedule::paired(&self.ids, &self.blocks.batches);
+        self.any_paired = self.paired.iter().any(|&p| p != 0);
     }
 
     /// The kernel's data, the multipliers and the blocks, borrowed apart.
@@ -301,6 +309,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
             span: self.span,
             offsets: &self.offsets,
             paired: &self.paired,
+            any_paired: self.any_paired,
             rest: &self.rest,
             weights: self.weights.each_ref().map(Vec::as_slice),
             mat: &self.mat,

@@ -87,7 +87,10 @@ pub fn solve_isometric(
 impl FamilyKind<4> for Isometric {
     /// Paired in one AVX-512 register only: in AVX's two its stage was 3% to 4% slower
     /// (`docs/step-bench.md`).
-    const PAIRS: bool = true;
+    #[inline(always)]
+    fn pairs(split: bool, _paired: bool) -> bool {
+        !split
+    }
     const WEIGHTED: bool = true;
 
     /// [`solve_isometric`].
