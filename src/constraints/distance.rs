@@ -100,9 +100,9 @@ impl DistanceSet {
 impl FamilyKind<2> for Distance {
     /// In AVX's two registers where the family has paired slots: on W's grid (both its
     /// families paired) the stretch and bending stages took 6% to 10% less, while the
-    /// alternating grids' families, which have no pairs, were 0% to 2% slower paired
-    /// (`docs/step-bench.md`, session 15). Not in AVX-512's one register: there, on an earlier
-    /// build, W at N = 64 was 8% faster paired but N = 128 4% slower.
+    /// alternating grids' families, which have no pairs, were up to 1.4% slower paired
+    /// (`docs/step-bench.md`, session 15). Not in AVX-512's one register: there, in session 7,
+    /// W at N = 64 was 7% faster paired but N = 128 4% slower.
     #[inline(always)]
     fn pairs(split: bool, paired: bool) -> bool {
         split && paired
