@@ -863,9 +863,28 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
             }
         }
     });
-    // The whole schedule as one walk with `isa`, or with `wide::f32x8` pairing batches when
-    // `isa` is `None`.
-    let walk_all = |isa: Option<Isa>| {
+    /// `wide::f32x8` batches paired as `P`, for the kinds that pair as `P` (see
+    /// [`FamilyKind::pairs`]), on any processor.
+    ///
+    /// # Safety
+    /// As [`walk_batches_as`].
+    unsafe fn walk_wide<const K: usize, Kind: FamilyKind<K>, P: Pair<wide::f32x8>>(
+        data: &FamilyData<'_, K, Kind>,
+        walk: &mut Walk,
+        v: &View,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match data.damped() {
+                true => walk_batches_as::<K, Kind, wide::f32x8, P, true, true>(data, walk, v),
+                false => walk_batches_as::<K, Kind, wide::f32x8, P, false, true>(data, walk, v),
+            }
+        }
+    }
+    // The whole schedule as one walk with `isa`, or with `wide::f32x8` pairing batches in one
+    // vector (`None`, `false`) or in two (`None`, `true`): the pairs of every kind, in one or
+    // the other, whatever the processor has.
+    let walk_all = |isa: Option<Isa>, split: bool| {
         move |set: &mut super::family::Family<K, Kind>, v: &View| {
             let (data, lambda, blocks) = set.split();
             let walk = &mut Walk {
@@ -873,15 +892,15 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
                 batches: &blocks.batches[..],
                 apart: &blocks.apart[..],
             };
-            let damped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, true, true>;
-            let undamped = walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, false, true>;
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
-                match (isa, data.damped()) {
-                    (Some(isa), true) => walk_batches_on::<K, Kind, true>(isa, &data, walk, v),
-                    (Some(isa), false) => walk_batches_on::<K, Kind, false>(isa, &data, walk, v),
-                    (None, true) => damped(&data, walk, v),
-                    (None, false) => undamped(&data, walk, v),
+                match (isa, data.damped(), split) {
+                    (Some(isa), true, _) => walk_batches_on::<K, Kind, true>(isa, &data, walk, v),
+                    (Some(isa), false, _) => walk_batches_on::<K, Kind, false>(isa, &data, walk, v),
+                    (None, _, false) => walk_wide::<K, Kind, wide::f32x16>(&data, walk, v),
+                    (None, _, true) => {
+                        walk_wide::<K, Kind, crate::solver::simd::Two<wide::f32x8>>(&data, walk, v)
+                    }
                 }
             }
         }
@@ -927,15 +946,16 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
         !(Kind::pairs(false, true) || Kind::pairs(true, true)) || blocks.apart.iter().any(|&a| a),
         "consecutive batches that share no particle, for the families that pair them"
     );
-    check("wide::f32x8", run(&walk_all(Some(Isa::Portable))));
-    check("wide::f32x8 paired", run(&walk_all(None)));
+    check("wide::f32x8", run(&walk_all(Some(Isa::Portable), false)));
+    check("wide::f32x8 paired", run(&walk_all(None, false)));
+    check("wide::f32x8 paired in two", run(&walk_all(None, true)));
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx") {
-            check("AVX", run(&walk_all(Some(Isa::Avx))));
+            check("AVX", run(&walk_all(Some(Isa::Avx), false)));
         }
         if std::arch::is_x86_feature_detected!("avx512vl") {
-            check("AVX-512VL", run(&walk_all(Some(Isa::Avx512))));
+            check("AVX-512VL", run(&walk_all(Some(Isa::Avx512), false)));
         }
     }
     scalar.1
