@@ -5,7 +5,8 @@
 use crate::bodies::{Body, BodyKind};
 use crate::math::{Real, Vec3};
 use crate::params::SolverParams;
-use crate::stats::{FrameStats, StageMs};
+use crate::stats::FrameStats;
+use crate::timing::StageMs;
 use crate::world::World;
 use serde::Serialize;
 use std::fmt::Write as _;

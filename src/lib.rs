@@ -80,6 +80,7 @@ pub mod shape_matching;
 pub mod solver;
 pub mod stages;
 pub mod stats;
+pub mod timing;
 pub mod validate;
 #[cfg(feature = "viewer")]
 pub mod viewer;

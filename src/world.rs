@@ -14,8 +14,9 @@ use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::shape_matching::{ClusterMaterial, ClusterSet};
 use crate::solver::Team;
+use crate::stages::project::Workspace;
 use crate::stages::*;
-use crate::stats::{Stage, StageClock, StageMs};
+use crate::timing::{Stage, StageClock, StageMs};
 use crate::validate::{self, BuildError};
 use std::ops::Range;
 
@@ -80,10 +81,10 @@ pub struct World {
     pub(crate) params: SolverParams,
     /// All particles, body after body.
     pub(crate) particles: ParticleSet,
-    /// All constraints, one flat array per family.
+    /// All constraints, one flat array per family (shape-matching clusters included).
     pub(crate) constraints: ConstraintSets,
-    /// Shape-matching clusters, matched inside the constraint projection.
-    pub(crate) clusters: ClusterSet,
+    /// The constraint projection's working memory.
+    projection: Workspace,
     /// Colliders (static or kinematic); collider `j`'s contact stiffness is material `j` of
     /// `constraints.contact`.
     pub(crate) colliders: Vec<Collider>,
@@ -201,7 +202,7 @@ impl World {
         let index = self.bodies.len() as u32;
         let (ps, cs) = (&mut self.particles, &mut self.constraints);
         let body = desc
-            .build(name, ps, cs, &mut self.clusters, index)
+            .build(name, ps, cs, index)
             .map_err(|e| BuildError::new("mesh", format!("cannot be made a soft body: {e}")))?;
         Ok(self.push_body(body, None, false))
     }
@@ -247,7 +248,9 @@ impl World {
         if let Some(material) = shape {
             let members: Vec<u32> = body.particles.clone().map(|i| i as u32).collect();
             let ps = &self.particles;
-            self.clusters.push(&members, &ps.x, &ps.inv_mass, material);
+            self.constraints
+                .shape_matching
+                .push(&members, &ps.x, &ps.inv_mass, material);
         }
         self.particle_pairs
             .set_self_collision(handle.0, self_collision);
@@ -279,7 +282,7 @@ impl World {
 
     /// The shape-matching clusters.
     pub fn clusters(&self) -> &ClusterSet {
-        &self.clusters
+        &self.constraints.shape_matching
     }
 
     /// The bodies, in the order they were added ([`BodyHandle::index`]).
@@ -539,8 +542,8 @@ impl World {
         let groups = &self.near_colliders.0;
         generate_surface_contacts(ps, &self.bodies, groups, surfaces, &mut cs.surface_contact);
         clock.lap(Stage::CollisionDetection);
-        let (bodies, clusters, colliders) = (&self.bodies, &mut self.clusters, &self.colliders);
-        project_constraints(p, cs, ps, bodies, clusters, colliders, team, clock);
+        let (bodies, colliders, work) = (&self.bodies, &self.colliders, &mut self.projection);
+        project_constraints(p, cs, work, ps, bodies, colliders, team, clock);
         let (contacts, pairs, surfaces) = (&cs.contact, &cs.particle_contact, &cs.surface_contact);
         update_velocities(
             ps,

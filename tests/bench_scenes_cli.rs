@@ -6,10 +6,12 @@ mod cli_helper;
 use cli_helper::supple;
 use std::path::Path;
 
-/// The CSV header the issue names: four columns, then one per stage of the step.
+/// The CSV header: four columns, then one per stage of the step, the stages added later at the
+/// end so that every column keeps its place.
 const HEADER: &str = "scene,threads,ms_per_frame,realtime_factor,setup,forces,damping,predict,\
 collision_detection,shape_matching,stretch,bend_distance,dihedral,volume,tether,pressure,attachment,\
-particle_contact,surface_contact,contact,pack,velocities,check,isometric";
+particle_contact,surface_contact,contact,pack,velocities,check,isometric,neo_hookean,rope_bending,\
+stretch_limit";
 
 fn scenes_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")

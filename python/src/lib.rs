@@ -182,6 +182,7 @@ struct ClothOptions<'a, 'py> {
     self_collision: bool,
     shape: Option<&'a Bound<'py, PyAny>>,
     tear: Option<f32>,
+    stretch_limit: Option<f32>,
     pin_collider: Option<engine::ColliderHandle>,
 }
 
@@ -212,6 +213,7 @@ impl ClothOptions<'_, '_> {
         desc.lift = self.lift;
         desc.long_range = self.long_range;
         desc.tear = self.tear.map(|strain| Tear { strain });
+        desc.stretch_limit = self.stretch_limit;
         desc.pin_collider = self.pin_collider;
         desc.self_collision = self.self_collision;
         desc.shape = self
@@ -390,7 +392,7 @@ impl World {
     }
 
     /// Adds a cloth made of `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m).
-    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, pin_collider=None))]
+    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, stretch_limit=None, pin_collider=None))]
     fn add_cloth(
         &self,
         py: Python<'_>,
@@ -410,6 +412,7 @@ impl World {
         self_collision: bool,
         shape: Option<&Bound<'_, PyAny>>,
         tear: Option<f32>,
+        stretch_limit: Option<f32>,
         pin_collider: Option<&Bound<'_, ColliderHandle>>,
     ) -> PyResult<BodyHandle> {
         let positions = points(vertices, "vertices")?;
@@ -435,6 +438,7 @@ impl World {
             self_collision,
             shape,
             tear,
+            stretch_limit,
             pin_collider: pin_collider.map(|c| self.collider_ref(c)).transpose()?,
         };
         options.apply(&mut desc)?;
@@ -446,7 +450,7 @@ impl World {
     /// `rotation` (degrees about x, y, z), pinned at the `(i, j)` pairs of `pins` (negative
     /// counts from the end); particle `(i, j)` has index `j * nx + i`. Its cells are split
     /// as `diagonals` says ("alternating", or "uniform": W's triangulation).
-    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", diagonals="alternating", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, pin_collider=None))]
+    #[pyo3(signature = (resolution, mass, *, size=(1.0, 1.0), center=None, orientation="horizontal", diagonals="alternating", rotation=None, pins=None, name=None, stretch=None, shear=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, stretch_limit=None, pin_collider=None))]
     fn add_cloth_grid(
         &self,
         py: Python<'_>,
@@ -471,6 +475,7 @@ impl World {
         self_collision: bool,
         shape: Option<&Bound<'_, PyAny>>,
         tear: Option<f32>,
+        stretch_limit: Option<f32>,
         pin_collider: Option<&Bound<'_, ColliderHandle>>,
     ) -> PyResult<BodyHandle> {
         let nx = count(resolution.0, "resolution", 2)?;
@@ -527,6 +532,7 @@ impl World {
             self_collision,
             shape,
             tear,
+            stretch_limit,
             pin_collider: pin_collider.map(|c| self.collider_ref(c)).transpose()?,
         };
         options.apply(&mut desc)?;
@@ -535,7 +541,7 @@ impl World {
 
     /// Adds a rope of `segments` segments and `mass` kg from `start` to `end` (m); `pins` holds
     /// "start" and/or "end"; `long_range` tethers every free particle to its nearest pinned end.
-    #[pyo3(signature = (start, end, segments, mass, *, name=None, pins=None, stretch=None, bend=None, thickness=0.01, damping=0.0, long_range=false, shape=None, pin_collider=None))]
+    #[pyo3(signature = (start, end, segments, mass, *, name=None, pins=None, stretch=None, bend=None, thickness=0.01, damping=0.0, long_range=false, shape=None, stretch_limit=None, pin_collider=None))]
     fn add_rope(
         &self,
         py: Python<'_>,
@@ -551,6 +557,7 @@ impl World {
         damping: f32,
         long_range: bool,
         shape: Option<&Bound<'_, PyAny>>,
+        stretch_limit: Option<f32>,
         pin_collider: Option<&Bound<'_, ColliderHandle>>,
     ) -> PyResult<BodyHandle> {
         let pins = pins.unwrap_or_default();
@@ -576,6 +583,7 @@ impl World {
                 .map(|s| convert::cluster_material(s, "shape", ClusterMaterial::default()))
                 .transpose()?,
             pin_collider: pin_collider.map(|c| self.collider_ref(c)).transpose()?,
+            stretch_limit,
             ..RopeDesc::new(start.0, end.0, count(segments, "segments", 1)?, mass)
         };
         self.add(py, &desc, engine::World::add_rope, &[])

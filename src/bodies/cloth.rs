@@ -221,6 +221,11 @@ pub struct ClothDesc {
     /// Tearing (default none): an edge stretched past the strain limit splits the mesh (see
     /// [`tear`](super::tear)).
     pub tear: Option<Tear>,
+    /// Strain limiting (default none): after the iterations of each substep, every stretch and
+    /// shear edge longer than `1 + stretch_limit` times its rest length is brought back to that
+    /// length (a fraction ≥ 0, e.g. 0.1 for 10%; see
+    /// [`strain_limit`](crate::constraints::strain_limit)).
+    pub stretch_limit: Option<Real>,
 }
 
 /// Which way a grid cloth lies.
@@ -255,6 +260,7 @@ impl ClothDesc {
             pin_collider: None,
             long_range: false,
             tear: None,
+            stretch_limit: None,
         }
     }
 
@@ -367,6 +373,9 @@ impl ClothDesc {
         validate::positive(self.mass, "mass", "a mass in kg")?;
         validate::stiffness(&self.stretch, "stretch")?;
         validate::stiffness(&self.shear, "shear")?;
+        if let Some(limit) = self.stretch_limit {
+            validate::non_negative(limit, "stretch_limit")?;
+        }
         match &self.bend {
             Some((bend, BendKind::CrossDistance)) => validate::stiffness_not_elastic(
                 bend,
@@ -518,6 +527,9 @@ impl ClothDesc {
             let g = membrane.get(&[a, b]).copied().unwrap_or(Real::INFINITY);
             let mat = cs.stretch.materials.add_element(stiffness, g);
             cs.stretch.push(at(a), at(b), d, mat);
+            if let Some(limit) = self.stretch_limit {
+                cs.stretch_limit.push(at(a), at(b), d, limit);
+            }
         }
         if self.long_range {
             cs.tether.add_body(start, rest, &edges, &self.pin);

@@ -47,6 +47,10 @@ pub struct RopeDesc {
     /// The collider that carries the pinned ends (default none: they stay where they are):
     /// each then follows the point of the collider it was on when the rope was added.
     pub pin_collider: Option<ColliderHandle>,
+    /// Strain limiting (default none): after the iterations of each substep, every segment
+    /// longer than `1 + stretch_limit` times its rest length is brought back to that length (a
+    /// fraction ≥ 0; see [`strain_limit`](crate::constraints::strain_limit)).
+    pub stretch_limit: Option<Real>,
 }
 
 impl RopeDesc {
@@ -67,6 +71,7 @@ impl RopeDesc {
             shape: None,
             long_range: false,
             pin_collider: None,
+            stretch_limit: None,
         }
     }
 
@@ -95,6 +100,9 @@ impl RopeDesc {
         })?;
         validate::positive(self.mass, "mass", "a mass in kg")?;
         validate::stiffness(&self.stretch, "stretch")?;
+        if let Some(limit) = self.stretch_limit {
+            validate::non_negative(limit, "stretch_limit")?;
+        }
         if let Some(bend) = &self.bend {
             validate::stiffness(bend, "bend")?;
         }
@@ -130,6 +138,9 @@ impl RopeDesc {
             // An elastic segment of axial stiffness EA has compliance L / EA.
             let segment = cs.stretch.materials.add_element(self.stretch, 1.0 / rest);
             cs.stretch.push(k as u32, k as u32 + 1, rest, segment);
+            if let Some(limit) = self.stretch_limit {
+                cs.stretch_limit.push(k as u32, k as u32 + 1, rest, limit);
+            }
         }
         if self.long_range {
             let x = &ps.x[start..];

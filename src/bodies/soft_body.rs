@@ -18,7 +18,7 @@ use crate::mesh::TriMesh;
 use crate::mesh::tetrahedralize::{Lattice, tet_edges, tetrahedralize};
 use crate::mesh::topology::{edges, is_closed, triangle_pairs};
 use crate::particles::ParticleSet;
-use crate::shape_matching::{ClusterMaterial, ClusterSet};
+use crate::shape_matching::ClusterMaterial;
 use crate::solver::schedule::order_for_batches;
 use crate::validate::{self, Checked};
 use std::collections::HashMap;
@@ -224,7 +224,6 @@ impl SoftBodyDesc {
         name: String,
         ps: &mut ParticleSet,
         cs: &mut ConstraintSets,
-        clusters: &mut ClusterSet,
         body_index: u32,
     ) -> Result<Body, SoftBodyError> {
         let (mesh, material) = (&self.mesh, &self.material);
@@ -234,7 +233,7 @@ impl SoftBodyDesc {
         let mut body = if material.model.is_volumetric() {
             let lattice = tetrahedralize(mesh, material.resolution);
             let start = add_particles(ps, &lattice.positions, body_index, self);
-            add_lattice(ps, cs, clusters, start, &lattice, material);
+            add_lattice(ps, cs, start, &lattice, material);
             Body {
                 skin: Some(lattice.skin),
                 tets: lattice.tets,
@@ -297,7 +296,6 @@ fn add_particles(
 fn add_lattice(
     ps: &ParticleSet,
     cs: &mut ConstraintSets,
-    clusters: &mut ClusterSet,
     start: usize,
     lattice: &Lattice,
     material: &SoftMaterial,
@@ -330,12 +328,14 @@ fn add_lattice(
         SoftModel::Clusters => {
             for members in lattice_clusters(&lattice.coords) {
                 let members: Vec<u32> = members.into_iter().map(at).collect();
-                clusters.push(&members, &ps.x, &ps.inv_mass, material.shape);
+                cs.shape_matching
+                    .push(&members, &ps.x, &ps.inv_mass, material.shape);
             }
         }
         SoftModel::Rigid => {
             let members: Vec<u32> = (0..lattice.positions.len() as u32).map(at).collect();
-            clusters.push(&members, &ps.x, &ps.inv_mass, material.shape);
+            cs.shape_matching
+                .push(&members, &ps.x, &ps.inv_mass, material.shape);
         }
         SoftModel::Surface => unreachable!("the surface model has no lattice"),
     }

@@ -149,11 +149,7 @@ impl Tearing {
             return false;
         }
         body.particles.end = ps.len();
-        cs.stretch.remove_from(first);
-        cs.bend_distance.remove_from(first);
-        cs.dihedral.remove_from(first);
-        cs.isometric.remove_from(first);
-        cs.tether.remove_from(first);
+        cs.remove_from(first);
         let rest: Vec<Vec3> = self
             .origin
             .iter()

@@ -5,7 +5,7 @@ use super::bench::{in_pool, pools};
 use crate::cli::experiments::scenes::{SceneResult, TIMED_FRAMES, bench_scene};
 use crate::export::write_atomic;
 use crate::scene::load_scene;
-use crate::stats::Stage;
+use crate::timing::StageMs;
 use anyhow::{anyhow, bail};
 use clap::Args;
 use std::fmt::Write as _;
@@ -31,7 +31,7 @@ pub struct ScenesArgs {
     pub csv: Option<PathBuf>,
 }
 
-/// The CSV columns before the stages' (one per [`Stage`], named by [`Stage::name`], ms).
+/// The CSV columns before the stages' (one per stage, named as in [`StageMs::names`], ms).
 pub const CSV_COLUMNS: &str = "scene,threads,ms_per_frame,realtime_factor";
 
 /// Runs `supple bench scenes`: every scene x thread count, a table on stdout and the CSV.
@@ -43,9 +43,8 @@ pub fn run(args: &ScenesArgs) -> anyhow::Result<()> {
         "scene", "threads", "ms/frame", "realtime"
     );
     let mut csv = String::from(CSV_COLUMNS);
-    for stage in Stage::ALL {
-        let name = stage.name();
-        write!(header, " {name:>w$}", w = column_width(stage)).expect("a String");
+    for name in StageMs::names() {
+        write!(header, " {name:>w$}", w = column_width(name)).expect("a String");
         write!(csv, ",{name}").expect("a String");
     }
     csv.push('\n');
@@ -106,8 +105,8 @@ fn scene_files(dir: &Path, only: &[String]) -> anyhow::Result<Vec<(String, PathB
 }
 
 /// Width of a stage's column of the table.
-fn column_width(stage: Stage) -> usize {
-    stage.name().len().max(6)
+fn column_width(stage: &str) -> usize {
+    stage.len().max(6)
 }
 
 fn table_row(r: &SceneResult, width: usize) -> String {
@@ -115,8 +114,7 @@ fn table_row(r: &SceneResult, width: usize) -> String {
         "{:<width$} {:>7} {:>9.3} {:>8.2}x",
         r.scene, r.threads, r.ms_per_frame, r.realtime_factor
     );
-    for stage in Stage::ALL {
-        let ms = r.stage_ms.get(stage);
+    for (stage, ms) in r.stage_ms.iter() {
         write!(row, " {ms:>w$.3}", w = column_width(stage)).expect("a String");
     }
     row
@@ -129,8 +127,8 @@ fn csv_row(csv: &mut String, r: &SceneResult) {
         r.scene, r.threads, r.ms_per_frame, r.realtime_factor
     )
     .expect("a String");
-    for stage in Stage::ALL {
-        write!(csv, ",{:.6}", r.stage_ms.get(stage)).expect("a String");
+    for (_, ms) in r.stage_ms.iter() {
+        write!(csv, ",{ms:.6}").expect("a String");
     }
     csv.push('\n');
 }

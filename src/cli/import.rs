@@ -89,7 +89,7 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64(),
         scene.world.particles.len(),
         constraint_count(&scene),
-        scene.world.clusters.len()
+        scene.world.clusters().len()
     );
     run_scene(scene, &args.output)
 }

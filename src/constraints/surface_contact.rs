@@ -32,6 +32,9 @@ pub struct SurfaceContactSet {
     pub distance: Vec<Real>,
     /// Lagrange multiplier accumulated in the current substep (≥ 0: contacts only push).
     pub lambda: Vec<Real>,
+    /// The particle contacts' coefficients and static friction in the current substep, which
+    /// these contacts share.
+    pub stiffness: (Coeffs, Real),
 }
 
 /// Position corrections of a particle-surface contact: the particle moves by `dq`, surface

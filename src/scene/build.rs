@@ -135,6 +135,7 @@ fn rope(
         damping: r.damping,
         shape: shape_cluster(&r.shape),
         long_range: r.long_range,
+        stretch_limit: r.stretch_limit,
         ..RopeDesc::new(
             r.start.into(),
             r.end.into(),
@@ -329,6 +330,7 @@ fn cloth(
     desc.self_collision = c.self_collision;
     desc.shape = shape_cluster(&c.shape);
     desc.long_range = c.long_range;
+    desc.stretch_limit = c.stretch_limit;
     desc.tear = c.tear.as_ref().map(|t| Tear { strain: t.strain });
     desc.pin_collider = pin_collider;
     Ok(desc)

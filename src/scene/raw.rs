@@ -107,6 +107,7 @@ pub(super) struct RawRope {
     pub(super) shape: Option<RawShape>,
     #[serde(default)]
     pub(super) long_range: bool,
+    pub(super) stretch_limit: Option<Real>,
 }
 
 /// A rope's `pin`: a list of `"start"` and `"end"`, or `{ collider = "name", at = [..] }`, those
@@ -200,6 +201,7 @@ pub(super) struct RawCloth {
     #[serde(default)]
     pub(super) long_range: bool,
     pub(super) tear: Option<RawTear>,
+    pub(super) stretch_limit: Option<Real>,
 }
 
 /// Tearing of a cloth: `{ strain }`.

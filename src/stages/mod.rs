@@ -14,5 +14,5 @@ pub use contacts::{
 pub use damping::apply_damping;
 pub use forces::{Wind, apply_external_forces};
 pub use predict::predict_positions;
-pub use project::project_constraints;
+pub(crate) use project::project_constraints;
 pub use velocities::update_velocities;

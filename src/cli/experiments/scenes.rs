@@ -3,7 +3,7 @@
 
 use super::step::WARMUP_FRAMES;
 use crate::scene::Scene;
-use crate::stats::StageMs;
+use crate::timing::StageMs;
 use crate::world::{SimError, World};
 use std::time::Instant;
 
@@ -59,7 +59,6 @@ pub fn bench_scene(scene: Scene, frames: u32) -> Result<SceneResult, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Stage;
 
     #[test]
     fn the_median_frame_of_a_scene_is_split_over_its_stages() {
@@ -74,8 +73,8 @@ mod tests {
         let dt_ms = r.realtime_factor * r.ms_per_frame;
         assert!((dt_ms - 1e3 / 60.0).abs() < 1e-3, "{dt_ms}");
         // folds: one cloth with self-collision falling on the ground, no tets, no shape matching.
-        for stage in [Stage::Stretch, Stage::CollisionDetection, Stage::Contact] {
-            assert!(r.stage_ms.get(stage) > 0.0, "{}", stage.name());
+        for stage in ["stretch", "collision_detection", "contact"] {
+            assert!(r.stage_ms.get(stage).unwrap() > 0.0, "{stage}");
         }
         // The stages are laps of a clock read inside the timed step.
         assert!(r.stage_ms.total() <= r.ms_per_frame * (1.0 + 1e-12));
