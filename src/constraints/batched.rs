@@ -13,6 +13,7 @@ use crate::solver::drivers::{self, Correction, Kernel, Walk};
 use crate::solver::simd::{self, Batch, Pair, SimdPath, TABLE, gather_vec3};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
+use wide::{f32x8, f32x16};
 
 /// A family's kernel as the drivers see it: one constraint at a time with the scalar
 /// [`FamilyKind::project`] (the serial tail, the Jacobi solver, a batch of one), or the batches of
@@ -53,10 +54,19 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         })
     }
 
+    /// The batches as vectors of the [`simd::path`] this process runs (see [`Batched`]).
     #[inline(always)]
     unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View) {
-        // SAFETY: `simd::path` is one the processor has; the rest is forwarded.
-        unsafe { walk_batches_on::<K, Kind, DAMPED>(simd::path(), self, walk, v) }
+        // SAFETY (every arm): the processor has `simd::path`; the rest is forwarded.
+        unsafe {
+            match simd::path() {
+                #[cfg(target_arch = "x86_64")]
+                SimdPath::Avx2 => walk_batches_avx::<K, Kind, DAMPED>(self, walk, v),
+                #[cfg(target_arch = "x86_64")]
+                SimdPath::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(self, walk, v),
+                _ => walk_batches_as::<K, Kind, f32x8, f32x16, DAMPED, false>(self, walk, v),
+            }
+        }
     }
 }
 
@@ -179,56 +189,43 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         assert_eq!(w.lambda.len(), len, "multipliers of the batches");
         let (n, mut done) = (w.len(), 0);
         while done < n {
-            // SAFETY: forwarded from the caller, and each step's batches are below `len`.
-            done += unsafe { self.step::<DAMPED>(w, done, v) };
-        }
-    }
-
-    /// One step of [`Batched::walk`] along `w`, of which `done` batches (fewer than all) are
-    /// walked: projects the next batch, or the next two together when `PAIR`, both are full and
-    /// they share no particle. Returns the number of batches projected.
-    ///
-    /// # Safety
-    /// As [`Batched::walk`], whose checks `w` passed.
-    #[inline(always)]
-    unsafe fn step<const DAMPED: bool>(&self, w: &mut Walk, done: usize, v: &View) -> usize {
-        let n = w.len();
-        debug_assert!(done < n);
-        let start = w.batches[0];
-        // SAFETY: `b < n`, so `b + 1` is a bound of `w.batches`.
-        let batch = |b: usize| unsafe {
-            let (first, end) = (*w.batches.get_unchecked(b), *w.batches.get_unchecked(b + 1));
-            (first, end - first)
-        };
-        let (first, len) = batch(done);
-        // The batch after it, which `apart` tells apart from it.
-        let next = done + 1;
-        if PAIR && next < n {
-            let (second, second_len) = batch(next);
-            if len == LANES && second_len == LANES && w.apart.get(next) == Some(&true) {
-                let (head, tail) = w.lambda.split_at_mut(second - start);
-                let (a, b) = (full(&mut head[first - start..]), full(tail));
-                // SAFETY: forwarded from the caller; the two batches share no particle.
-                unsafe { self.project_pair::<DAMPED>((first, a), (second, b), v) };
-                return 2;
+            let start = w.batches[0];
+            // SAFETY: `b < n`, so `b + 1` is a bound of `w.batches`.
+            let batch = |b: usize| unsafe {
+                let (first, end) = (*w.batches.get_unchecked(b), *w.batches.get_unchecked(b + 1));
+                (first, end - first)
+            };
+            let (first, len) = batch(done);
+            // The batch after it, which `apart` tells apart from it.
+            let next = done + 1;
+            if PAIR && next < n {
+                let (second, second_len) = batch(next);
+                if len == LANES && second_len == LANES && w.apart.get(next) == Some(&true) {
+                    let (head, tail) = w.lambda.split_at_mut(second - start);
+                    let (a, b) = (full(&mut head[first - start..]), full(tail));
+                    // SAFETY: forwarded from the caller; the two batches share no particle.
+                    unsafe { self.project_pair::<DAMPED>((first, a), (second, b), v) };
+                    done += 2;
+                    continue;
+                }
             }
-        }
-        let end = first + len;
-        debug_assert!(start <= first && first < end && end - start <= w.lambda.len());
-        // SAFETY: the bounds increase from `start` to `start + w.lambda.len()` (the caller's
-        // contract, and the length checked by `walk`).
-        let part = unsafe { w.lambda.get_unchecked_mut(first - start..end - start) };
-        // SAFETY: forwarded from the caller, the batch being constraints of the family; a batch
-        // shares no particle.
-        unsafe {
-            if let [l] = part {
-                // A chain (a rope) gives batches of one: not worth a vector.
-                drivers::project_one::<K, DAMPED, _>(self.data, first, l, v);
-            } else {
-                self.project_lanes::<DAMPED>(first, part, v);
+            let end = first + len;
+            debug_assert!(start <= first && first < end && end - start <= w.lambda.len());
+            // SAFETY: the bounds increase from `start` to `start + w.lambda.len()` (the caller's
+            // contract, and the length checked above).
+            let part = unsafe { w.lambda.get_unchecked_mut(first - start..end - start) };
+            // SAFETY: forwarded from the caller, the batch being constraints of the family; a
+            // batch shares no particle.
+            unsafe {
+                if let [l] = part {
+                    // A chain (a rope) gives batches of one: not worth a vector.
+                    drivers::project_one::<K, DAMPED, _>(self.data, first, l, v);
+                } else {
+                    self.project_lanes::<DAMPED>(first, part, v);
+                }
             }
+            done += 1;
         }
-        1
     }
 
     /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`]), which share no
@@ -673,32 +670,6 @@ fn full(lambda: &mut [Real]) -> &mut [Real; LANES] {
     <&mut [Real; LANES]>::try_from(&mut lambda[..LANES]).expect("a full batch")
 }
 
-/// [`Kernel::walk_batches`] for a family, its batches projected with the build for `path`.
-///
-/// # Safety
-/// The processor has `path` (see [`simd::detected`]), and the contract of
-/// [`Kernel::walk_batches`].
-#[inline(always)]
-unsafe fn walk_batches_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
-    path: SimdPath,
-    data: &FamilyData<'_, K, Kind>,
-    walk: &mut Walk,
-    v: &View,
-) {
-    // SAFETY (every arm): forwarded from the caller.
-    unsafe {
-        match path {
-            #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx2 => walk_batches_avx::<K, Kind, DAMPED>(data, walk, v),
-            #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walk, v),
-            _ => {
-                walk_batches_as::<K, Kind, wide::f32x8, wide::f32x16, DAMPED, false>(data, walk, v);
-            }
-        }
-    }
-}
-
 /// [`Kernel::walk_batches`] with the family's batches projected as vectors `V`, two at once as
 /// `P` when `PAIR` and the kind's [`FamilyKind::pairs`] says so for `P` and the family. The
 /// choice is made once for the walk, between two builds of it, so that a walk that does not pair
@@ -923,6 +894,27 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
             }
         }
     });
+    /// [`Kernel::walk_batches`] with the build for `path`.
+    ///
+    /// # Safety
+    /// The processor has `path`, and the contract of [`Kernel::walk_batches`].
+    unsafe fn walk_on<const K: usize, Kind: FamilyKind<K>, const DAMPED: bool>(
+        path: SimdPath,
+        data: &FamilyData<'_, K, Kind>,
+        walk: &mut Walk,
+        v: &View,
+    ) {
+        // SAFETY (every arm): forwarded from the caller.
+        unsafe {
+            match path {
+                #[cfg(target_arch = "x86_64")]
+                SimdPath::Avx2 => walk_batches_avx::<K, Kind, DAMPED>(data, walk, v),
+                #[cfg(target_arch = "x86_64")]
+                SimdPath::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(data, walk, v),
+                _ => walk_batches_as::<K, Kind, f32x8, f32x16, DAMPED, false>(data, walk, v),
+            }
+        }
+    }
     /// `wide::f32x8` batches paired as `P`, for the kinds that pair as `P` (see
     /// [`FamilyKind::pairs`]), on any processor.
     ///
@@ -955,8 +947,8 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
             // SAFETY: one thread; only the instruction sets the processor has (checked below).
             unsafe {
                 match (isa, data.damped(), split) {
-                    (Some(isa), true, _) => walk_batches_on::<K, Kind, true>(isa, &data, walk, v),
-                    (Some(isa), false, _) => walk_batches_on::<K, Kind, false>(isa, &data, walk, v),
+                    (Some(isa), true, _) => walk_on::<K, Kind, true>(isa, &data, walk, v),
+                    (Some(isa), false, _) => walk_on::<K, Kind, false>(isa, &data, walk, v),
                     (None, _, false) => walk_wide::<K, Kind, wide::f32x16>(&data, walk, v),
                     (None, _, true) => {
                         walk_wide::<K, Kind, crate::solver::simd::Two<wide::f32x8>>(&data, walk, v)

@@ -1,7 +1,7 @@
 //! The drivers that project a constraint family: serially (Gauss-Seidel in the scheduled
 //! order), by colored blocks in parallel over a [`Team`], or Jacobi-style with averaging. A
-//! family plugs in through the [`Kernel`] trait: its particles and the correction of one
-//! constraint, computed by its pure `solve_*` kernel.
+//! family plugs in through the [`Kernel`] trait: its particles, the correction of one
+//! constraint (computed by its pure `solve_*` kernel) and the walk of its batches.
 
 use super::schedule::{Blocks, MAX_BLOCKS};
 use super::team::{Team, cut};
@@ -165,8 +165,27 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let end = blocks.end();
     let (scheduled, tail) = lambda.split_at_mut(end);
     if let Some(team) = team {
-        // SAFETY: forwarded from the caller.
-        unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, v, team) }
+        // Color after color, the blocks of a color in parallel: the multipliers of each block,
+        // borrowed apart.
+        let mut parts = cut(scheduled, blocks.bounds.get(1..).unwrap_or_default());
+        let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
+        for color in &blocks.colors {
+            // One walk per block, claimed by the members as they come free.
+            let mut walks: [Walk; MAX_BLOCKS] = Default::default();
+            for (w, &b) in walks.iter_mut().zip(color) {
+                *w = Walk {
+                    lambda: std::mem::take(&mut parts[b]),
+                    batches: blocks.batches_in(blocks.range(b)),
+                    apart: blocks.apart_in(blocks.range(b)),
+                };
+            }
+            let n = color.len();
+            team.for_each_at(&mut walks[..n], &all[..n], |_, w| {
+                // SAFETY: the blocks of one color share no particle (the caller's contract), so
+                // no two members touch the same particle.
+                unsafe { family.walk_batches::<DAMPED>(w, v) }
+            });
+        }
     } else {
         let mut whole = Walk {
             lambda: scheduled,
@@ -178,41 +197,6 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
     // SAFETY: no parallel pass is running; this thread alone walks the tail.
     unsafe { walk::<K, DAMPED, F>(family, tail, end, v) };
-}
-
-/// Projects the scheduled constraints (`lambda` holds their multipliers) color after color, the
-/// blocks of a color in parallel over `team`.
-///
-/// # Safety
-/// The contract of [`project`] with a team.
-unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    blocks: &Blocks,
-    v: &View,
-    team: &Team,
-) {
-    // The multipliers of each block, borrowed apart.
-    let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
-    let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
-    let pass = |color: &Vec<usize>| {
-        // One walk per block, claimed by the members as they come free.
-        let mut walks: [Walk; MAX_BLOCKS] = Default::default();
-        for (w, &b) in walks.iter_mut().zip(color) {
-            *w = Walk {
-                lambda: std::mem::take(&mut parts[b]),
-                batches: blocks.batches_in(blocks.range(b)),
-                apart: blocks.apart_in(blocks.range(b)),
-            };
-        }
-        let n = color.len();
-        team.for_each_at(&mut walks[..n], &all[..n], |_, w| {
-            // SAFETY: the blocks of one color share no particle (the caller's contract), so no
-            // two members touch the same particle.
-            unsafe { family.walk_batches::<DAMPED>(w, v) }
-        });
-    };
-    blocks.colors.iter().for_each(pass);
 }
 
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
