@@ -17,7 +17,7 @@ use wide::{f32x8, f32x16};
 
 /// A family's kernel as the drivers see it: one constraint at a time with the scalar
 /// [`FamilyKind::project`] (the serial tail, the Jacobi solver, a batch of one), or the batches of
-/// a walk as SIMD vectors with the [`simd::path`] of the processor (see [`Batched`]).
+/// a walk as SIMD vectors with the [`simd::path`] of the processor (see `Batched`).
 impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> {
     #[inline(always)]
     fn particles(&self, c: usize) -> [usize; K] {
@@ -54,7 +54,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         })
     }
 
-    /// The batches as vectors of the [`simd::path`] this process runs (see [`Batched`]).
+    /// The batches as vectors of the [`simd::path`] this process runs (see `Batched`).
     #[inline(always)]
     unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View) {
         // SAFETY (every arm): the processor has `simd::path`; the rest is forwarded.

@@ -32,12 +32,13 @@ use wide::f32x8;
 pub enum SimdPath {
     /// `wide::f32x8`, for any processor.
     Portable,
-    /// [`F32x8`](avx::F32x8), one 256-bit register, in 16 registers (x86-64). The kernels are
-    /// compiled for AVX and need no more; the path is named for the processors that have them.
+    /// `avx::F32x8`, eight lanes in one 256-bit register, 16 of them (x86-64). The kernels are
+    /// compiled for AVX and need nothing more, so the path runs on any processor with AVX; it is
+    /// named for the processors of its register width, nearly all of which also have AVX2.
     Avx2,
     /// The same vectors and arithmetic compiled for AVX-512F and VL (x86-64), which gives LLVM 32
     /// registers (a dihedral batch's four particles then fit without spilling), and
-    /// [`F32x16`](avx512::F32x16) where two batches are projected at once.
+    /// `avx512::F32x16` where two batches are projected at once.
     Avx512,
 }
 
