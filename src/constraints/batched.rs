@@ -1,10 +1,20 @@
-//! The batched projection of every scheduled family (distance, dihedral, tet volume): the
-//! constraints of a batch (see [`schedule`](crate::solver::schedule)) share no particle, so their
-//! particles' slots are gathered into one SIMD vector per coordinate, the family's
-//! [`FamilyKind::project`] runs on all [`LANES`] lanes at once, and the new positions are
-//! scattered back. The arithmetic is the scalar projection's, so the bits are the same. Batches
-//! are projected with AVX where the processor has it (x86-64), with `wide::f32x8` otherwise (see
-//! [`crate::solver::simd`]).
+//! The one [`Kernel`] of every scheduled family (distance, dihedral, isometric bending, tet
+//! volume): a constraint alone, or a batch at once. The constraints of a batch (see
+//! [`schedule`](crate::solver::schedule)) share no particle, so their particles' slots are
+//! gathered into one SIMD vector per coordinate, the family's [`FamilyKind::project`] runs on all
+//! [`LANES`] lanes at once, and the new positions are scattered back. The arithmetic is the
+//! scalar projection's, so the bits are the same. Batches are projected with the vectors of
+//! [`simd::path`]: AVX where the processor has it (x86-64), `wide::f32x8` otherwise, or what
+//! `SUPPLE_SIMD` forces.
+//!
+//! From a stage to the formula:
+//! [`Family::project_colored`](super::family::Family::project_colored) → [`drivers::project`]
+//! → its build with or without damping, which hands the blocks of each color to the team →
+//! [`Kernel::walk_batches`] (the match on [`simd::path`]) → the build for the path
+//! (`walk_batches_avx`, compiled for AVX) → `walk_batches_as` (pairs or not) → `Batched::walk`
+//! → `Batched::project_lanes` → `Batched::project_batch` → [`FamilyKind::project`] (for
+//! distance [`Distance`](super::distance::Distance)'s, the formula that
+//! [`solve_distance`](super::distance::solve_distance) wraps for one constraint).
 
 use super::family::{FamilyData, FamilyKind, project_one};
 use super::stiffness::Coeffs;
