@@ -20,7 +20,7 @@ use super::family::{FamilyData, FamilyKind, project_one};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Real, Vec3};
 use crate::solver::drivers::{self, Correction, Kernel, Walk};
-use crate::solver::simd::{self, Batch, Pair, SimdPath, TABLE, gather_vec3};
+use crate::solver::simd::{self, Batch, Pair, TABLE, gather_vec3};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
 use wide::{f32x8, f32x16};
@@ -71,9 +71,9 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
         unsafe {
             match simd::path() {
                 #[cfg(target_arch = "x86_64")]
-                SimdPath::Avx2 => walk_batches_avx::<K, Kind, DAMPED>(self, walk, v),
+                simd::SimdPath::Avx2 => walk_batches_avx::<K, Kind, DAMPED>(self, walk, v),
                 #[cfg(target_arch = "x86_64")]
-                SimdPath::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(self, walk, v),
+                simd::SimdPath::Avx512 => walk_batches_avx512::<K, Kind, DAMPED>(self, walk, v),
                 _ => walk_batches_as::<K, Kind, f32x8, f32x16, DAMPED, false>(self, walk, v),
             }
         }
@@ -867,6 +867,7 @@ fn batched_matches_scalar<const K: usize, Kind: FamilyKind<K> + Clone + Send>(
     ps: &crate::particles::ParticleSet,
 ) -> Vec<Real> {
     use crate::solver::Team;
+    use crate::solver::simd::SimdPath;
     use crate::solver::view::{pack, unpack};
     // Projects a copy of `set` over `ps` with `project`, given a team of `threads`.
     let run_on =

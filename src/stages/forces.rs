@@ -5,7 +5,7 @@ use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 use crate::solver::schedule::LANES;
-use crate::solver::simd::{self, Batch, SimdPath, gather_vec3};
+use crate::solver::simd::{self, Batch, gather_vec3};
 use crate::wind::{Gust, WindField};
 
 /// The wind of a substep: the mean wind, its gusts if any, and the time, s.
@@ -94,7 +94,9 @@ pub fn accumulate_wind(ps: &mut ParticleSet, body: &Body, wind: &Wind) {
     match simd::path() {
         // SAFETY: the processor has the path, so AVX.
         #[cfg(target_arch = "x86_64")]
-        SimdPath::Avx2 | SimdPath::Avx512 => unsafe { accumulate_wind_avx(ps, body, &field) },
+        simd::SimdPath::Avx2 | simd::SimdPath::Avx512 => unsafe {
+            accumulate_wind_avx(ps, body, &field)
+        },
         _ => accumulate_wind_as::<wide::f32x8>(ps, body, &field),
     }
 }
