@@ -30,9 +30,9 @@ pub struct StepArgs {
     pub frames: u32,
 }
 
-/// The CSV header, one column per [`StepResult`] field.
+/// The CSV header, one column per [`StepResult`] field (new columns go at the end).
 pub const CSV_HEADER: &str =
-    "n,method,threads,ms_per_frame,ns_per_projection,max_stretch,mean_stretch";
+    "n,method,threads,ms_per_frame,ns_per_projection,max_stretch,mean_stretch,simd";
 
 /// Runs `supple bench step`: every size x method x thread count, a table on stdout and the CSV.
 pub fn run(args: &StepArgs) -> anyhow::Result<()> {
@@ -41,6 +41,8 @@ pub fn run(args: &StepArgs) -> anyhow::Result<()> {
     } else {
         args.method.clone()
     };
+    // Which build of the batched kernels runs (`SUPPLE_SIMD` forces one).
+    println!("simd: {}", crate::solver::simd::path());
     println!(
         "{:>5} {:>13} {:>7} {:>12} {:>17} {:>12} {:>13}",
         "n", "method", "threads", "ms/frame", "ns/projection", "max stretch", "mean stretch"
@@ -73,14 +75,15 @@ pub fn run(args: &StepArgs) -> anyhow::Result<()> {
 fn csv_row(csv: &mut String, r: &StepResult) {
     writeln!(
         csv,
-        "{},{},{},{:.4},{:.4},{:.6},{:.6}",
+        "{},{},{},{:.4},{:.4},{:.6},{:.6},{}",
         r.n,
         r.method.name(),
         r.threads,
         r.ms_per_frame,
         r.ns_per_projection,
         r.max_stretch,
-        r.mean_stretch
+        r.mean_stretch,
+        r.simd
     )
     .expect("writing to a String cannot fail");
 }

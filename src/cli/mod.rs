@@ -90,8 +90,10 @@ pub fn parse_method(s: &str) -> Result<SolverMethod, String> {
     })
 }
 
-/// Runs the parsed command line.
+/// Runs the parsed command line; first refuses a `SUPPLE_SIMD` that names no path, or one this
+/// processor cannot run (see [`crate::solver::simd::requested`]).
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
+    crate::solver::simd::requested()?;
     match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Import(args) => import::import(&args),

@@ -134,8 +134,8 @@ impl From<Projection<Real, 4>> for QuadCorrection {
 /// lines where the hinge turns them on arcs, so it stretches the triangles by about `δ²/2` (40%
 /// at 0.9 rad), which the stretch constraints give back as velocity. With stiff bending and few
 /// iterations a crumpled cloth's hinges reached `C = ±π`, where the sign flips, and the kicks grew
-/// every substep (issue 17: the 48 x 48 cloth of `tests/divergence.rs` at 20 substeps x 1
-/// iteration, compliance 1, diverged by frame 25). So each projection corrects the residual by
+/// every substep (the 48 x 48 cloth of `tests/divergence.rs` at 20 substeps x 1 iteration,
+/// compliance 1, diverged by frame 25). So each projection corrects the residual by
 /// at most [`MAX_ANGLE_STEP`] (see [`delta_lambda_scaled`]): a larger fold is undone over
 /// several projections, and a converged or compliant equilibrium is unchanged.
 ///
@@ -176,13 +176,13 @@ impl DihedralSet {
 impl FamilyKind<4> for Dihedral {
     /// The dihedral kernel's long arithmetic pays for pairing: its stage on W at N = 64 with
     /// dihedral bending is about 8% faster paired with AVX-512, 2% to 5% with AVX's two
-    /// registers (`docs/step-bench.md`).
+    /// registers (see `docs/performance.md`).
     #[inline(always)]
     fn pairs(_split: bool, _paired: bool) -> bool {
         true
     }
     /// Its twelve coordinates spilled when kept for the end: added in place, its stage in the
-    /// default scene took 1.45 instead of 1.52 ms on AVX (`docs/step-bench.md`, session 12).
+    /// default scene took 1.45 instead of 1.52 ms on AVX.
     const ADDS: bool = true;
 
     /// [`solve_dihedral`]'s update with the gradient kept as a `Hinge`, over the common
@@ -190,8 +190,7 @@ impl FamilyKind<4> for Dihedral {
     /// `q = |n₂|² Σ wᵢαᵢ² + 2 n₁·n₂ Σ wᵢαᵢβᵢ + |n₁|² Σ wᵢβᵢ²` (see [`delta_lambda_scaled`]) and
     /// `Δpᵢ = s Δλ wᵢ∇ᵢθ = (s Δλ / D) |e| (|n₂|² n₁ wᵢαᵢ + |n₁|² n₂ wᵢβᵢ)`: one division beside
     /// `atan2`'s, and fewer operations and live vectors than four gradient vectors. (Dividing
-    /// for `1/(|e||n₁|²|n₂|²)` as well made the dihedral stage 2% slower: `docs/step-bench.md`,
-    /// session 13.)
+    /// for `1/(|e||n₁|²|n₂|²)` as well made the dihedral stage 2% slower.)
     #[inline(always)]
     fn project<T: Lanes>(
         p: [LaneVec<T>; 4],

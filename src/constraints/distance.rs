@@ -60,7 +60,7 @@ pub fn solve_distance(
 /// The order of the operations keeps the chain that waits on the square root short: `1 / |diff|`
 /// and the stiffness scale are combined while `Δλ` is computed, so `s` is one multiplication
 /// after it, and `w diff` is ready before `s`, rather than scaling `diff` by `Δλ`, `k`,
-/// `1 / |diff|` and `w` one after another (measured in `docs/step-bench.md`).
+/// `1 / |diff|` and `w` one after another (see `docs/performance.md`).
 #[inline(always)]
 fn distance_step<T: Lanes>(
     diff: [T; 3],
@@ -100,9 +100,9 @@ impl DistanceSet {
 impl FamilyKind<2> for Distance {
     /// In AVX's two registers where the family has paired slots: on W's grid (both its
     /// families paired) the stretch and bending stages took 6% to 10% less, while the
-    /// alternating grids' families, which have no pairs, were up to 1.4% slower paired
-    /// (`docs/step-bench.md`, session 15). Not in AVX-512's one register: there, in session 7,
-    /// W at N = 64 was 7% faster paired but N = 128 4% slower.
+    /// alternating grids' families, which have no pairs, were up to 1.4% slower paired. Not in
+    /// AVX-512's one register: there W at N = 64 was 7% faster paired but N = 128 4% slower (see
+    /// `docs/performance.md`).
     #[inline(always)]
     fn pairs(split: bool, paired: bool) -> bool {
         split && paired

@@ -1,24 +1,24 @@
-//! What the scheduled constraint families (distance, dihedral, tet volume) share: their arrays,
-//! their schedule (see [`schedule`]), the drivers that project them serially, by colored blocks
-//! or Jacobi-style, and the [`Kernel`] that gathers a constraint's particles for its pure
-//! `solve_*` function. Each family adds a [`FamilyKind`].
+//! What the scheduled constraint families (distance, dihedral, isometric bending, tet volume)
+//! share: their arrays, their schedule (see [`schedule`]), and the drivers that project them
+//! serially, by colored blocks or Jacobi-style through their one
+//! [`Kernel`](crate::solver::Kernel) (see [`batched`](super::batched)). Each family adds a
+//! [`FamilyKind`].
 
-use super::batched;
 use super::stiffness::{Coeffs, MaterialTable};
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::Slot;
 use crate::solver::Team;
 use crate::solver::View;
-use crate::solver::drivers::{self, Correction, JacobiScratch, Kernel, Walk};
+use crate::solver::drivers::{self, JacobiScratch};
 use crate::solver::schedule::{self, Blocks};
 use std::marker::PhantomData;
 
 /// What makes a family of `K`-particle constraints: the projection of one constraint, written
 /// once over [`Lanes`] so that it also projects a batch of them, one per lane of a SIMD vector,
-/// with the same bits (see [`batched`]).
+/// with the same bits (see [`batched`](super::batched)).
 pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// Whether two consecutive full batches that share no particle are worth projecting at once
-    /// (see [`Kernel::pairs`]), as one wide vector or, when `split`, as two registers
+    /// (see [`batched`](super::batched)), as one wide vector or, when `split`, as two registers
     /// ([`Two`](crate::solver::simd::Two): AVX without AVX-512); `paired` when some full batch
     /// of the family moves particles a pair of slots at a time ([`FamilyData::any_paired`]).
     /// Pairing pays for a kernel whose arithmetic, rather than its gathers and scatters, takes
@@ -32,7 +32,7 @@ pub trait FamilyKind<const K: usize>: Sized + Sync {
     /// Whether a full batch adds its corrections to the slots in place
     /// ([`Batch::add_scatter`](crate::solver::simd::Batch::add_scatter)) rather than writing the
     /// moved positions, which keeps the gathered positions alive across the projection: for a
-    /// kernel long enough that they spill (`docs/step-bench.md`, session 12).
+    /// kernel long enough that they spill.
     const ADDS: bool = false;
 
     /// Whether each constraint carries four weights besides its rest value (pushed with
@@ -93,7 +93,7 @@ pub struct Family<const K: usize, Kind> {
     span: usize,
     /// The byte offsets of the [`Slot`]s of `ids` (each id times 16): what the batch kernel reads
     /// instead of `ids`, so that a particle's address is one addition (one shift fewer, and fewer
-    /// registers; measured in `docs/step-bench.md`).
+    /// registers).
     offsets: Vec<[u32; K]>,
     /// The paired particles of each full batch (see [`schedule::paired`]).
     paired: Vec<u8>,
@@ -139,48 +139,6 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// Coefficients of each material for the current substep.
     pub coeffs: &'a [Coeffs],
     kind: PhantomData<Kind>,
-}
-
-impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> {
-    fn particles(&self, c: usize) -> [usize; K] {
-        self.ids[c].map(|i| i as usize)
-    }
-
-    fn damped(&self) -> bool {
-        self.coeffs.iter().any(Coeffs::damped)
-    }
-
-    #[inline(always)]
-    unsafe fn correction<const DAMPED: bool>(
-        &self,
-        c: usize,
-        lambda: Real,
-        v: &View,
-    ) -> Option<Correction<K>> {
-        let ids = self.particles(c);
-        // SAFETY: no other thread writes these particles (the caller's contract).
-        let slots = ids.map(|i| unsafe { v.p.get(i) });
-        let pos = slots.map(|s| s.p);
-        let dx = DAMPED.then(|| std::array::from_fn(|n| pos[n] - v.x[ids[n]]));
-        let k = &self.coeffs[self.mat[c] as usize];
-        let w = slots.map(|s| s.w);
-        let weights = match Kind::WEIGHTED {
-            true => self.weights.map(|w| w[c]),
-            false => [0.0; 4],
-        };
-        let r = project_one::<K, Kind>(pos, w, self.rest[c], weights, lambda, dx, k);
-        (r.applied > 0.0).then(|| Correction {
-            ids,
-            dp: r.dp.map(Vec3::from),
-            delta_lambda: k.kept(r.delta_lambda),
-        })
-    }
-
-    #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View) {
-        // SAFETY: forwarded from the caller.
-        unsafe { batched::walk_batches::<K, Kind, DAMPED>(self, walk, v) }
-    }
 }
 
 impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
@@ -323,7 +281,8 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
     /// style (each sees the previous ones).
     pub fn project_serial(&mut self, v: &View) {
         let (kernel, lambda, blocks) = self.split();
-        drivers::project_serial(&kernel, lambda, blocks, v);
+        // SAFETY: one thread, one constraint after another.
+        unsafe { drivers::project(&kernel, lambda, blocks, v, None) };
     }
 
     /// Projects every constraint of the particles `v`, the blocks of a color in parallel over
@@ -333,7 +292,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         // SAFETY: `blocks` was validated against `ids` by `schedule` (an assert), and `ids` has
         // not changed since except by `push_constraint`, which appends to the serial tail; the
         // kernels read and correct only `ids[c]`.
-        unsafe { drivers::project_colored(&kernel, lambda, blocks, v, team) };
+        unsafe { drivers::project(&kernel, lambda, blocks, v, Some(team)) };
     }
 
     /// Projects every constraint of the particles `slots` (start positions `x`) Jacobi-style in

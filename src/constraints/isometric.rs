@@ -85,8 +85,8 @@ pub fn solve_isometric(
 }
 
 impl FamilyKind<4> for Isometric {
-    /// Paired in one AVX-512 register only: in AVX's two its stage was 3% to 4% slower in
-    /// session 11 and 5% to 9% slower in session 15 (`docs/step-bench.md`).
+    /// Paired in one AVX-512 register only: in AVX's two its stage was 3% to 9% slower (see
+    /// `docs/performance.md`).
     #[inline(always)]
     fn pairs(split: bool, _paired: bool) -> bool {
         !split

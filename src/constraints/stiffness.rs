@@ -221,7 +221,7 @@ fn round_to_8_bits(v: Real) -> Real {
 ///
 /// The terms that do not depend on `c`, and the reciprocal of the denominator, are computed
 /// first, so that only a subtraction and a multiplication wait for `c`, the end of a kernel's
-/// longest chain of dependent operations (measured in `docs/step-bench.md`).
+/// longest chain of dependent operations (see `docs/performance.md`).
 #[inline(always)]
 pub fn delta_lambda<T: Lanes>(
     c: T,

@@ -1,9 +1,9 @@
 //! The drivers that project a constraint family: serially (Gauss-Seidel in the scheduled
 //! order), by colored blocks in parallel over a [`Team`], or Jacobi-style with averaging. A
-//! family plugs in through the [`Kernel`] trait: its particles and the correction of one
-//! constraint, computed by its pure `solve_*` kernel.
+//! family plugs in through the [`Kernel`] trait: its particles, the correction of one
+//! constraint (computed by its pure `solve_*` kernel) and the walk of its batches.
 
-use super::schedule::{Blocks, LANES, MAX_BLOCKS};
+use super::schedule::{Blocks, MAX_BLOCKS};
 use super::team::{Team, cut};
 use super::view::{Positions, Slot, View};
 use crate::math::{Real, Vec3};
@@ -42,67 +42,17 @@ pub trait Kernel<const K: usize>: Sync {
         v: &View,
     ) -> Option<Correction<K>>;
 
-    /// Projects the constraints `c..c + lambda.len()` (at most [`LANES`]), which share no
-    /// particle, and adds their multiplier changes to `lambda`. By default one after another; a
-    /// family may project them together (SIMD), with the same result.
+    /// Projects the batches of `walk` in order (see [`Walk`]), each batch's constraints at once
+    /// as SIMD vectors where the family has a batched kernel, with the bits of projecting them
+    /// one after another with [`Kernel::correction`]. The constraints of a batch share no
+    /// particle, so their order inside it does not matter.
     ///
     /// # Safety
-    /// No other thread accesses the constraints' particles during the call, and
-    /// `c..c + lambda.len()` are constraints of the family.
-    #[inline(always)]
-    unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View)
-    where
-        Self: Sized,
-    {
-        for (n, l) in lambda.iter_mut().enumerate() {
-            // SAFETY: forwarded from the caller.
-            unsafe { project_one::<K, DAMPED, Self>(self, c + n, l, v) };
-        }
-    }
-
-    /// Whether [`walk_batches`] should project two consecutive full batches that share no
-    /// particle together, with [`Kernel::project_pair`].
-    #[inline(always)]
-    fn pairs(&self) -> bool {
-        false
-    }
-
-    /// Projects the full batches `a` and `b` (each its first constraint and its multipliers),
-    /// which share no particle, with the result of projecting `a`, then `b`, with
-    /// [`Kernel::project_lanes`]. By default one after the other; a family may project them at
-    /// once (wider SIMD).
-    ///
-    /// # Safety
-    /// As [`Kernel::project_lanes`] for each batch.
-    #[inline(always)]
-    unsafe fn project_pair<const DAMPED: bool>(
-        &self,
-        a: (usize, &mut [Real; LANES]),
-        b: (usize, &mut [Real; LANES]),
-        v: &View,
-    ) where
-        Self: Sized,
-    {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            self.project_lanes::<DAMPED>(a.0, a.1, v);
-            self.project_lanes::<DAMPED>(b.0, b.1, v);
-        }
-    }
-
-    /// Projects the batches of `walk` with [`walk_batches`]. A family whose batch kernel has a
-    /// faster build for the processor it runs on dispatches to it here.
-    ///
-    /// # Safety
-    /// As [`walk_batches`].
-    #[inline(always)]
-    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View)
-    where
-        Self: Sized,
-    {
-        // SAFETY: forwarded from the caller.
-        unsafe { walk_batches::<K, DAMPED, Self>(self, walk, v) }
-    }
+    /// No other thread accesses the particles of these constraints during the call, and the
+    /// walk's `batches` are bounds of the family's schedule: increasing, and within the family,
+    /// with `apart` true only where a batch shares no particle with the one before
+    /// ([`validate`](super::schedule::validate) checks all three when a family is scheduled).
+    unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View);
 }
 
 /// Projects constraint `c` and applies its correction: the body shared by the serial and colored
@@ -144,7 +94,7 @@ unsafe fn walk<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     }
 }
 
-/// A run of batches for [`walk_batches`]: the batch bounds (starts, then the end) of a block of a
+/// A run of batches for [`Kernel::walk_batches`]: the batch bounds (starts, then the end) of a block of a
 /// family's schedule, or of the whole schedule, and the multipliers of their constraints.
 #[derive(Debug, Default)]
 pub struct Walk<'a> {
@@ -159,159 +109,32 @@ pub struct Walk<'a> {
 
 impl Walk<'_> {
     /// Number of batches.
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.batches.len().saturating_sub(1)
     }
-}
 
-/// Projects the batches of `w` in order, each batch with
-/// [`Kernel::project_lanes`] (a batch of one with [`project_one`], the same arithmetic), or, for a
-/// family that [`pairs`](Kernel::pairs), two consecutive full batches that share no particle with
-/// [`Kernel::project_pair`]. The constraints of a batch share no particle, so their order inside
-/// it does not matter. (Walking the blocks of a color interleaved, a batch of each in turn, was
-/// 1.23x faster on W at N = 64 before a grid's constraints came in runs, and was 1.19x slower
-/// since: `docs/step-bench.md`.) Always inlined, with plain loops, so that it compiles inside a
-/// caller built for a wider instruction set (see [`simd`](super::simd)).
-///
-/// # Safety
-/// No other thread accesses the particles of these constraints during the call, and the walk's
-/// `batches` are bounds of the family's schedule: increasing, and within the family, with
-/// `apart` true only where a batch shares no particle with the one before
-/// ([`validate`](super::schedule::validate) checks all three when a family is scheduled).
-///
-/// # Panics
-/// If the walk's `lambda` does not hold one multiplier per constraint of its batches.
-#[inline(always)]
-pub unsafe fn walk_batches<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    w: &mut Walk,
-    v: &View,
-) {
-    // With the caller's contract, this one check bounds every batch's multipliers.
-    let (start, end) = (w.batches.first(), w.batches.last());
-    let len = end.zip(start).map_or(0, |(e, s)| e - s);
-    assert_eq!(w.lambda.len(), len, "multipliers of the batches");
-    let (n, mut done) = (w.len(), 0);
-    while done < n {
-        // SAFETY: forwarded from the caller, and each step's batches are below `len`.
-        done += unsafe { step::<K, DAMPED, F>(family, w, done, v) };
+    /// True when the walk has no batch.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-/// One step of [`walk_batches`] along `w`, of which `done` batches (fewer than all) are
-/// walked: projects the next batch, or the next two together when
-/// the family [`pairs`](Kernel::pairs) them, both are full and they share no particle. Returns
-/// the number of batches projected.
+/// Projects every constraint of `family`: the scheduled constraints (see [`Blocks`]), then the
+/// serial tail one after another.
+///
+/// Without a `team`, Gauss-Seidel style: the scheduled constraints batch after batch, each seeing
+/// the previous ones. Every iteration sweeps the same way: alternating the direction (symmetric
+/// Gauss-Seidel) let W's cloth stretch twice as far at its worst edge over a run.
+///
+/// With a `team`, by colored blocks: the colors of `blocks` one after another, the blocks of a
+/// color in parallel over the team (each walked in order). The result does not depend on the
+/// number of threads. Called by the team's leader.
 ///
 /// # Safety
-/// As [`walk_batches`], whose checks `w` passed.
-#[inline(always)]
-unsafe fn step<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    w: &mut Walk,
-    done: usize,
-    v: &View,
-) -> usize {
-    let n = w.len();
-    debug_assert!(done < n);
-    let start = w.batches[0];
-    // SAFETY: `b < n`, so `b + 1` is a bound of `w.batches`.
-    let batch = |b: usize| unsafe {
-        let (first, end) = (*w.batches.get_unchecked(b), *w.batches.get_unchecked(b + 1));
-        (first, end - first)
-    };
-    let (first, len) = batch(done);
-    // The batch after it, which `apart` tells apart from it.
-    let next = done + 1;
-    if family.pairs() && next < n {
-        let (second, second_len) = batch(next);
-        if len == LANES && second_len == LANES && w.apart.get(next) == Some(&true) {
-            let (head, tail) = w.lambda.split_at_mut(second - start);
-            let (a, b) = (full(&mut head[first - start..]), full(tail));
-            // SAFETY: forwarded from the caller; the two batches share no particle.
-            unsafe { family.project_pair::<DAMPED>((first, a), (second, b), v) };
-            return 2;
-        }
-    }
-    // SAFETY: forwarded from the caller.
-    unsafe { walk_batch::<K, DAMPED, F>(family, w.lambda, start, first..first + len, v) };
-    1
-}
-
-/// The multipliers of the full batch at the start of `lambda`.
-#[inline(always)]
-fn full(lambda: &mut [Real]) -> &mut [Real; LANES] {
-    <&mut [Real; LANES]>::try_from(&mut lambda[..LANES]).expect("a full batch")
-}
-
-/// Projects the batch `batch` for [`walk_batches`] (`lambda` holds the multipliers from
-/// `start` on).
-///
-/// # Safety
-/// As [`walk_batches`].
-#[inline(always)]
-unsafe fn walk_batch<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    start: usize,
-    batch: Range<usize>,
-    v: &View,
-) {
-    let first = batch.start;
-    debug_assert!(start <= first && first < batch.end && batch.end - start <= lambda.len());
-    // SAFETY: the bounds increase from `start` to `start + lambda.len()` (the caller's contract,
-    // and the length checked by `walk_batches`).
-    let part = unsafe { lambda.get_unchecked_mut(first - start..batch.end - start) };
-    // SAFETY: forwarded from the caller, the batch being constraints of the family; a batch
-    // shares no particle.
-    unsafe {
-        if let [l] = part {
-            // A chain (a rope) gives batches of one: not worth a vector.
-            project_one::<K, DAMPED, F>(family, first, l, v);
-        } else {
-            family.project_lanes::<DAMPED>(first, part, v);
-        }
-    }
-}
-
-/// Projects every constraint of `family` one after another, Gauss-Seidel style: the scheduled
-/// constraints batch after batch (see [`Blocks`]), then the serial tail. Every iteration sweeps
-/// the same way: alternating the direction (symmetric Gauss-Seidel) let W's cloth stretch twice
-/// as far at its worst edge over a run (`docs/step-bench.md`, session 13).
-pub fn project_serial<const K: usize, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    blocks: &Blocks,
-    v: &View,
-) {
-    // SAFETY: serially, one constraint after another.
-    unsafe { project(family, lambda, blocks, v, None) }
-}
-
-/// Projects every constraint of `family` by colored blocks: the colors of `blocks` one after
-/// another, the blocks of a color in parallel over `team` (each walked in order), then the
-/// serial tail. The result does not depend on the number of threads. Called by the team's leader.
-///
-/// # Safety
-/// `blocks` is valid for the family ([`validate`](super::schedule::validate) passes on the ids of [`Kernel::particles`]),
-/// and each constraint's [`Kernel::correction`] reads and writes only the particles of
-/// [`Kernel::particles`].
-pub unsafe fn project_colored<const K: usize, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    blocks: &Blocks,
-    v: &View,
-    team: &Team,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { project(family, lambda, blocks, v, Some(team)) }
-}
-
-/// The driver behind [`project_serial`] and (with a `team`) [`project_colored`].
-///
-/// # Safety
-/// With a `team`, the contract of [`project_colored`].
-unsafe fn project<const K: usize, F: Kernel<K>>(
+/// With a `team`: `blocks` is valid for the family ([`validate`](super::schedule::validate)
+/// passes on the ids of [`Kernel::particles`]), and each constraint's [`Kernel::correction`]
+/// reads and writes only the particles of [`Kernel::particles`]. Without one, none.
+pub unsafe fn project<const K: usize, F: Kernel<K>>(
     family: &F,
     lambda: &mut [Real],
     blocks: &Blocks,
@@ -342,8 +165,27 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     let end = blocks.end();
     let (scheduled, tail) = lambda.split_at_mut(end);
     if let Some(team) = team {
-        // SAFETY: forwarded from the caller.
-        unsafe { colored::<K, DAMPED, F>(family, scheduled, blocks, v, team) }
+        // Color after color, the blocks of a color in parallel: the multipliers of each block,
+        // borrowed apart.
+        let mut parts = cut(scheduled, blocks.bounds.get(1..).unwrap_or_default());
+        let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
+        for color in &blocks.colors {
+            // One walk per block, claimed by the members as they come free.
+            let mut walks: [Walk; MAX_BLOCKS] = Default::default();
+            for (w, &b) in walks.iter_mut().zip(color) {
+                *w = Walk {
+                    lambda: std::mem::take(&mut parts[b]),
+                    batches: blocks.batches_in(blocks.range(b)),
+                    apart: blocks.apart_in(blocks.range(b)),
+                };
+            }
+            let n = color.len();
+            team.for_each_at(&mut walks[..n], &all[..n], |_, w| {
+                // SAFETY: the blocks of one color share no particle (the caller's contract), so
+                // no two members touch the same particle.
+                unsafe { family.walk_batches::<DAMPED>(w, v) }
+            });
+        }
     } else {
         let mut whole = Walk {
             lambda: scheduled,
@@ -357,41 +199,6 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     unsafe { walk::<K, DAMPED, F>(family, tail, end, v) };
 }
 
-/// Projects the scheduled constraints (`lambda` holds their multipliers) color after color, the
-/// blocks of a color in parallel over `team`.
-///
-/// # Safety
-/// The contract of [`project_colored`].
-unsafe fn colored<const K: usize, const DAMPED: bool, F: Kernel<K>>(
-    family: &F,
-    lambda: &mut [Real],
-    blocks: &Blocks,
-    v: &View,
-    team: &Team,
-) {
-    // The multipliers of each block, borrowed apart.
-    let mut parts = cut(lambda, blocks.bounds.get(1..).unwrap_or_default());
-    let all: [usize; MAX_BLOCKS] = std::array::from_fn(|g| g);
-    let pass = |color: &Vec<usize>| {
-        // One walk per block, claimed by the members as they come free.
-        let mut walks: [Walk; MAX_BLOCKS] = Default::default();
-        for (w, &b) in walks.iter_mut().zip(color) {
-            *w = Walk {
-                lambda: std::mem::take(&mut parts[b]),
-                batches: blocks.batches_in(blocks.range(b)),
-                apart: blocks.apart_in(blocks.range(b)),
-            };
-        }
-        let n = color.len();
-        team.for_each_at(&mut walks[..n], &all[..n], |_, w| {
-            // SAFETY: the blocks of one color share no particle (the caller's contract), so no
-            // two members touch the same particle.
-            unsafe { family.walk_batches::<DAMPED>(w, v) }
-        });
-    };
-    blocks.colors.iter().for_each(pass);
-}
-
 /// Relaxation factor `ω` of the Jacobi solver: a constraint whose particles carry at most `n`
 /// constraints of its family applies `ω / n` of its correction (after the averaging of Macklin
 /// et al. 2014, "Unified Particle Physics for Real-Time Applications", sec. 4.2, which recommends
@@ -402,7 +209,7 @@ pub const JACOBI_OMEGA: Real = 1.5;
 /// Chebyshev acceleration (see [`JacobiScratch::end_iteration`]): larger values extrapolate
 /// further, and diverge once above the true radius. On W, 0.8 to 0.96 give about the same
 /// stretch and 0.99 diverges; at 0.85 and above the hanging rope misses Hooke's law by more
-/// than 1.5% (`docs/step-bench.md`).
+/// than 1.5% (see `docs/performance.md`).
 pub const JACOBI_RHO: Real = 0.8;
 
 /// The first iteration of a substep (counted from 0) that the Chebyshev acceleration
@@ -523,7 +330,7 @@ impl JacobiScratch {
 /// [`JacobiScratch::end_iteration`].
 ///
 /// # Safety
-/// `blocks` is valid for the family (as for [`project_colored`]).
+/// `blocks` is valid for the family (as for [`project`] with a team).
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn project_jacobi<const K: usize, F: Kernel<K>>(
     family: &F,

@@ -25,11 +25,12 @@
 //!   its runs stay whole. The lanes of a full batch are then ordered in pairs of consecutive
 //!   particles where they can be ([`paired`]), so that the walk moves two slots at a time.
 //!
-//! Walking the whole family block after block ([`project_serial`](super::drivers::project_serial)) is therefore Gauss-Seidel in
+//! Walking the whole family block after block ([`project`](super::drivers::project) without a
+//! team) is therefore Gauss-Seidel in
 //! build order: for a cloth built from its pinned edge down, the pins' support travels through the
 //! whole cloth in one sweep. Coloring single constraints instead (every color spread over the
 //! whole cloth) moved it one color per sweep and, on the 128 x 128 workload W, more than doubled
-//! the stretch at the same iteration count (see `docs/step-bench.md`). The colored driver walks
+//! the stretch at the same iteration count (see `docs/performance.md`). The colored driver walks
 //! the even slabs before the odd ones, so its sweep restarts at every other slab; its result does
 //! not depend on the thread count.
 
@@ -43,7 +44,7 @@ pub const MAX_BLOCKS: usize = 8;
 /// a cloth, enough to keep two threads busy. Taller slabs keep more of the build-order sweep and
 /// give its batches more independent constraints: a 40 x 40 grid's stretch family in build order
 /// (alternating diagonals) filled 5.7 of 8 lanes per batch in eight blocks of five rows of cells,
-/// and its stage took 0.94 instead of 1.03 ms in four (`docs/step-bench.md`, session 12).
+/// and its stage took 0.94 instead of 1.03 ms in four.
 pub const BLOCKS: usize = 4;
 
 /// Fewest constraints in a block (smaller families get fewer blocks): a block of this size is a
@@ -58,14 +59,14 @@ pub const LANES: usize = 8;
 /// overlaps the projection of a batch with the next one instead of waiting for the previous
 /// one's positions through memory. The order of conflicting constraints, and so every result,
 /// is that of a gap of 1; on W at N = 128 a gap of 2 needs 10% more batches of the stretch
-/// family and is about 1.35x faster, a gap of 3 about 1.5x more batches and slower (measured in
-/// `docs/step-bench.md`).
+/// family and is about 1.35x faster, a gap of 3 about 1.5x more batches and slower (see
+/// `docs/performance.md`).
 pub const GAP: usize = 2;
 
 /// Most batches a block may take with a gap of [`GAP`], as a multiple of those it takes with a
 /// gap of 1; a block whose dependencies leave too little room for the gap is batched with a gap
 /// of 1 (W's stretch family needs 1.10x and is 1.38x faster; the default scene's cloth stretch
-/// 1.29x, where the gap cost 2%: `docs/step-bench.md`).
+/// 1.29x, where the gap cost 2%).
 pub const MAX_GAP_COST: f64 = 1.15;
 
 /// The blocks of a scheduled family and their colors.
@@ -380,7 +381,7 @@ pub fn order_in_runs(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
 /// edges along a row one after the other, where they chain, made an undamped swinging cloth
 /// gain up to 70% of its energy at one iteration. This order gains less than the build order
 /// summed over the 48 grids and substep counts measured (191% against 1,205%), though more on
-/// the smallest uniform grids (`docs/step-bench.md`). From two iterations on the gains nearly
+/// the smallest uniform grids. From two iterations on the gains nearly
 /// vanish (at most 0.27%, `tests/energy.rs`).
 pub fn order_grid_edges(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
     let columns = columns.max(1);

@@ -1,5 +1,6 @@
-//! The SIMD vectors of the batched projection kernels, and how they move a batch of particles
-//! in and out of their [`Slot`]s.
+//! The SIMD vectors of the batched kernels, how they move a batch of particles in and out of
+//! their [`Slot`]s, and which instruction set runs them: [`path`], detected once for every kernel
+//! (the scheduled families, the Neo-Hookean tets and the wind).
 //!
 //! A batched kernel (see [`solver`](crate::solver)) works on [`LANES`] constraints at once,
 //! one per lane. [`Batch`] gathers the lanes' particles from their 16-byte slots into one vector
@@ -10,20 +11,175 @@
 //!   on baseline x86-64), and gathers lane by lane.
 //! - `avx::F32x8` on x86-64, one AVX register: it gathers with eight 16-byte loads and a 4 x 4
 //!   transpose in each 128-bit half (and scatters the same way back), and paired slots (lane
-//!   `r + 4` in the slot after lane `r`'s) with four 32-byte loads and the same transpose. The kernels use it only
-//!   inside functions compiled for AVX that run after `is_x86_feature_detected!("avx")`, so one
-//!   binary runs on every x86-64 processor and uses AVX where there is one.
+//!   `r + 4` in the slot after lane `r`'s) with four 32-byte loads and the same transpose. The
+//!   kernels use it only inside functions compiled for AVX that run when [`path`] is
+//!   [`SimdPath::Avx2`] or [`SimdPath::Avx512`], so one binary runs on every x86-64 processor
+//!   and uses AVX where there is one.
 //!
 //! Two batches that share no particle may go as one [`Pair`]: `wide::f32x16`, one AVX-512
 //! register (`avx512::F32x16`), or two AVX registers ([`Two`]).
 //!
 //! All compute with correctly rounded IEEE operations (no fused multiply-add), so the scalar,
-//! portable and AVX projections of a constraint give the same bits.
+//! portable and AVX projections of a constraint give the same bits, whichever path runs.
 
 use super::schedule::LANES;
 use super::view::Slot;
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 use wide::f32x8;
+
+/// The instruction sets the batched kernels are built for, from the narrowest to the widest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SimdPath {
+    /// `wide::f32x8`, for any processor.
+    Portable,
+    /// `avx::F32x8`, eight lanes in one 256-bit register, 16 of them (x86-64). The kernels are
+    /// compiled for AVX and need nothing more, so the path runs on any processor with AVX; it is
+    /// named for the processors of its register width, nearly all of which also have AVX2.
+    Avx2,
+    /// The same vectors and arithmetic compiled for AVX-512F and VL (x86-64), which gives LLVM 32
+    /// registers (a dihedral batch's four particles then fit without spilling), and
+    /// `avx512::F32x16` where two batches are projected at once.
+    Avx512,
+}
+
+impl SimdPath {
+    /// Every path, narrowest first.
+    pub const ALL: [SimdPath; 3] = [SimdPath::Portable, SimdPath::Avx2, SimdPath::Avx512];
+
+    /// The path's name, as [`SIMD_ENV`] takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdPath::Portable => "portable",
+            SimdPath::Avx2 => "avx2",
+            SimdPath::Avx512 => "avx512",
+        }
+    }
+
+    /// The path named `name` (see [`SimdPath::name`]).
+    pub fn from_name(name: &str) -> Option<SimdPath> {
+        SimdPath::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl std::fmt::Display for SimdPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The environment variable that forces a [`SimdPath`]: `portable`, `avx2` or `avx512`.
+pub const SIMD_ENV: &str = "SUPPLE_SIMD";
+
+/// A value of [`SIMD_ENV`] that cannot be followed; the kernels then run the [`detected`] path.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SimdEnvError {
+    /// The value names no path.
+    #[error("{SIMD_ENV}={value:?} names no SIMD path: expected one of portable, avx2, avx512")]
+    Unknown {
+        /// The variable's value.
+        value: String,
+    },
+    /// The value names a path that this processor cannot run.
+    #[error(
+        "{SIMD_ENV}={requested}: this processor cannot run the {requested} path (its widest is \
+         {detected}); expected one of {}",
+        supported(*detected)
+    )]
+    Unsupported {
+        /// The path named.
+        requested: SimdPath,
+        /// The widest path the processor runs.
+        detected: SimdPath,
+    },
+}
+
+/// The names of the paths up to `widest`, comma-separated.
+fn supported(widest: SimdPath) -> String {
+    let names: Vec<_> = SimdPath::ALL
+        .iter()
+        .filter(|&&p| p <= widest)
+        .map(|p| p.name())
+        .collect();
+    names.join(", ")
+}
+
+/// The path that the value `value` of [`SIMD_ENV`] requests on a processor whose widest path is
+/// `detected`: `None` when the variable is unset or empty.
+pub fn parse_request(
+    value: Option<&str>,
+    detected: SimdPath,
+) -> Result<Option<SimdPath>, SimdEnvError> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let requested = SimdPath::from_name(value).ok_or_else(|| SimdEnvError::Unknown {
+        value: value.to_owned(),
+    })?;
+    match requested <= detected {
+        true => Ok(Some(requested)),
+        false => Err(SimdEnvError::Unsupported {
+            requested,
+            detected,
+        }),
+    }
+}
+
+/// What [`path`] and [`requested`] return, found once per process.
+struct Choice {
+    detected: SimdPath,
+    requested: Result<Option<SimdPath>, SimdEnvError>,
+}
+
+/// The [`Choice`] of this process: the processor's widest path and [`SIMD_ENV`], read once.
+fn choice() -> &'static Choice {
+    static CHOICE: std::sync::OnceLock<Choice> = std::sync::OnceLock::new();
+    CHOICE.get_or_init(|| {
+        let detected = detect();
+        let value = std::env::var_os(SIMD_ENV).map(|v| v.to_string_lossy().into_owned());
+        Choice {
+            detected,
+            requested: parse_request(value.as_deref(), detected),
+        }
+    })
+}
+
+/// The widest path the processor runs.
+fn detect() -> SimdPath {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl");
+        if avx512 {
+            return SimdPath::Avx512;
+        }
+        if std::arch::is_x86_feature_detected!("avx") {
+            return SimdPath::Avx2;
+        }
+    }
+    SimdPath::Portable
+}
+
+/// The widest path this processor runs, whatever [`SIMD_ENV`] says.
+pub fn detected() -> SimdPath {
+    choice().detected
+}
+
+/// The path that [`SIMD_ENV`] forces (`None` when unset), or why it cannot be followed (then
+/// the kernels run the [`detected`] path). Read once per process.
+pub fn requested() -> Result<Option<SimdPath>, SimdEnvError> {
+    choice().requested.clone()
+}
+
+/// The path every batched kernel runs: the one [`SIMD_ENV`] forces, else the [`detected`] one.
+/// The processor always has it.
+#[inline]
+pub fn path() -> SimdPath {
+    let c = choice();
+    match c.requested {
+        Ok(Some(p)) => p,
+        _ => c.detected,
+    }
+}
 
 /// Entries of a table that [`Batch::lookup`] reads (four: AVX permutes within each 128-bit
 /// half).
@@ -257,9 +413,9 @@ pub mod avx {
     ///
     /// Its safe methods run AVX instructions. The type is private to the crate, and the crate
     /// makes and uses its values only inside functions compiled with `#[target_feature(enable =
-    /// "avx")]` that are called after `is_x86_feature_detected!("avx")` (see
-    /// the batched kernels of `constraints::batched`); every method is `#[inline(always)]` so
-    /// that it compiles inside them.
+    /// "avx")]` (or wider) that are called when [`path`](super::path) is AVX or wider (see the
+    /// batched kernels of `constraints::batched`); every method is `#[inline(always)]` so that
+    /// it compiles inside them.
     #[derive(Clone, Copy)]
     pub(crate) struct F32x8(pub(super) __m256);
 
@@ -486,8 +642,8 @@ pub mod avx512 {
     ///
     /// Its safe methods run AVX-512F instructions. The crate makes and uses its values only
     /// inside functions compiled with `#[target_feature(enable = "avx512f,avx512vl")]` that are
-    /// called after `is_x86_feature_detected!("avx512vl")` (the paired batches of
-    /// `constraints::batched`), and every method is `#[inline(always)]`.
+    /// called when [`path`](super::path) is [`SimdPath::Avx512`](super::SimdPath::Avx512) (the
+    /// paired batches of `constraints::batched`), and every method is `#[inline(always)]`.
     #[derive(Clone, Copy)]
     pub(crate) struct F32x16(__m512);
 
@@ -592,6 +748,45 @@ pub mod avx512 {
 mod tests {
     use super::*;
 
+    /// [`SIMD_ENV`] takes the three names (unset or empty: no request), and refuses any other
+    /// value, or a path wider than the processor's, with a message naming the variable, the
+    /// value and the paths it may take.
+    #[test]
+    fn the_simd_variable_takes_the_three_names_and_refuses_others() {
+        for path in SimdPath::ALL {
+            let got = parse_request(Some(path.name()), SimdPath::Avx512);
+            assert_eq!(got, Ok(Some(path)));
+        }
+        assert_eq!(parse_request(None, SimdPath::Avx2), Ok(None));
+        assert_eq!(parse_request(Some(""), SimdPath::Avx2), Ok(None));
+        for value in ["avx", "AVX2", "sse", "avx-512", "portable,avx2"] {
+            let e = parse_request(Some(value), SimdPath::Avx512).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "SUPPLE_SIMD=\"{value}\" names no SIMD path: expected one of portable, \
+                     avx2, avx512"
+                )
+            );
+        }
+        let e = parse_request(Some("avx512"), SimdPath::Avx2).unwrap_err();
+        assert_eq!(
+            e,
+            SimdEnvError::Unsupported {
+                requested: SimdPath::Avx512,
+                detected: SimdPath::Avx2
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "SUPPLE_SIMD=avx512: this processor cannot run the avx512 path (its widest is \
+             avx2); expected one of portable, avx2"
+        );
+        assert!(parse_request(Some("avx2"), SimdPath::Portable).is_err());
+        // Whatever the variable says in this process, the path run is one the processor has.
+        assert!(path() <= detected());
+    }
+
     /// Every lane of a lookup is the table's entry at its index, with the portable vector and
     /// (where the processor has it) AVX, including indices that repeat and a table whose entries
     /// differ only in their low bits.
@@ -608,7 +803,7 @@ mod tests {
             let portable = f32x8::lookup(table, &index).to_array().map(f32::to_bits);
             assert_eq!(portable, want, "portable, indices {index:?}");
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx") {
+            if detected() >= SimdPath::Avx2 {
                 // SAFETY: the processor has AVX.
                 let avx = unsafe { avx_lookup(table, &index) }.map(f32::to_bits);
                 assert_eq!(avx, want, "AVX, indices {index:?}");
@@ -668,7 +863,7 @@ mod tests {
             .collect();
         assert_eq!(portable.2, written, "each lane's slot written, no other");
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx") {
+        if detected() >= SimdPath::Avx2 {
             assert_eq!(run(avx_paired_moves), portable);
         }
     }

@@ -5,7 +5,7 @@ use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::solver::Team;
 use crate::solver::schedule::LANES;
-use crate::solver::simd::{Batch, gather_vec3};
+use crate::solver::simd::{self, Batch, gather_vec3};
 use crate::wind::{Gust, WindField};
 
 /// The wind of a substep: the mean wind, its gusts if any, and the time, s.
@@ -84,18 +84,21 @@ fn triangle_force<T: Lanes>(
 /// Adds the aerodynamic force of `wind` on every cloth triangle to the particles' `force`
 /// ([`aerodynamic_force`], with the triangle's air-relative velocity `u = wind − v̄`, the wind
 /// taken at its centroid), spread equally over its three particles: eight triangles at a time as
-/// SIMD vectors (AVX where the processor has it), the rest one by one with the same arithmetic.
+/// SIMD vectors (those of [`simd::path`]; AVX's for AVX and wider), the rest one by one with the
+/// same arithmetic.
 pub fn accumulate_wind(ps: &mut ParticleSet, body: &Body, wind: &Wind) {
     if body.drag <= 0.0 && body.lift == 0.0 {
         return;
     }
     let field = WindField::new(wind.mean, wind.gust, wind.time);
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the processor has AVX.
-        return unsafe { accumulate_wind_avx(ps, body, &field) };
+    match simd::path() {
+        // SAFETY: the processor has the path, so AVX.
+        #[cfg(target_arch = "x86_64")]
+        simd::SimdPath::Avx2 | simd::SimdPath::Avx512 => unsafe {
+            accumulate_wind_avx(ps, body, &field)
+        },
+        _ => accumulate_wind_as::<wide::f32x8>(ps, body, &field),
     }
-    accumulate_wind_as::<wide::f32x8>(ps, body, &field);
 }
 
 /// [`accumulate_wind_as`] with AVX vectors, compiled for AVX.
@@ -265,7 +268,7 @@ mod tests {
         assert_eq!(bits(&portable), bits(&want), "portable");
         let mut best = world.particles().clone();
         accumulate_wind(&mut best, body, &wind);
-        assert_eq!(bits(&best), bits(&want), "the processor's best");
+        assert_eq!(bits(&best), bits(&want), "the path run");
         let total: Vec3 = want.force.iter().sum();
         assert!(total.dot(&wind.mean) > 0.0, "{total:?}");
     }

@@ -10,6 +10,7 @@
 use super::scenes::median_frame;
 use crate::constraints::Stiffness;
 use crate::params::{SolverMethod, SolverParams};
+use crate::solver::simd::{self, SimdPath};
 use crate::stats::FrameStats;
 use crate::world::{SimError, World};
 
@@ -46,6 +47,8 @@ pub struct StepResult {
     pub max_stretch: f64,
     /// Mean `|ℓ − d| / d` over the stretch constraints after the last frame.
     pub mean_stretch: f64,
+    /// The instruction set the batched kernels ran with (see [`simd::path`]).
+    pub simd: SimdPath,
 }
 
 /// Runs W at `n` with `method` in the current rayon pool: [`WARMUP_FRAMES`] frames, then `frames`
@@ -67,6 +70,7 @@ pub fn bench_w(n: u32, method: SolverMethod, frames: u32) -> Result<StepResult, 
         ns_per_projection: 1e6 * ms_per_frame / projections,
         max_stretch: f64::from(stats.max_strain),
         mean_stretch: f64::from(stats.mean_strain),
+        simd: simd::path(),
     })
 }
 
