@@ -144,8 +144,8 @@ fn assert_keeps_energy(cloth: &str, (loss, gain): (f32, f32), max_gain: f32) {
 /// iteration sweeps forward, and a forward Gauss-Seidel sweep is not symmetric, so it can feed a
 /// whipping grid a little energy. Measured over 5 s: 0.27% for the uniform 48 x 48 grid at 100
 /// x 2 (0.14% at 100 x 3), none above 0.1% for the other grids and counts, against gains of up
-/// to 436% at one iteration (`docs/step-bench.md`, session 7). Alternating the direction every iteration
-/// (symmetric Gauss-Seidel) gained none but let cloths stretch twice as far.
+/// to 436% at one iteration. Alternating the direction every iteration (symmetric Gauss-Seidel)
+/// gained none but let cloths stretch twice as far (`docs/performance.md`, "Lessons").
 #[test]
 fn undamped_swinging_grids_keep_their_energy_at_two_iterations() {
     for diagonals in [Diagonals::Uniform, Diagonals::Alternating] {

@@ -1,7 +1,7 @@
-//! Bodies collide by their surfaces (issue 17, point 3): a body much heavier than a hammock
+//! Bodies collide by their surfaces: a body much heavier than a hammock
 //! stays in it instead of passing between its particles, and a cloth dropped on a coarse soft
 //! body stays on top of it. And a rigid body on the ground comes to rest there, whatever the
-//! substeps (point 2: nothing injects energy).
+//! substeps (nothing injects energy).
 
 use std::path::Path;
 use supple::World;
@@ -311,7 +311,7 @@ fn a_rigid_bunny_dropped_on_the_ground_comes_to_rest_at_20_to_80_substeps() {
 /// lowest particle ends 0.124 m below the pins (strain 6-7%, as with rigid stretch); without it
 /// the box stretched the cloth 250% and lay on the ground.
 #[test]
-#[ignore = "known limit (issue 17): a compliant hammock under a heavy body sags as if empty, see the doc comment"]
+#[ignore = "known limit: a compliant hammock under a heavy body sags as if empty, see the doc comment"]
 fn an_elastic_hammock_under_a_heavy_body_sags_as_a_membrane() {
     let (m, k, a, r) = (200.0 as Real, 20_000.0 as Real, 0.2 as Real, 0.75 as Real);
     let theta = (m * 9.81 / (std::f64::consts::PI as Real * a * k)).cbrt();
