@@ -117,7 +117,7 @@ fn cloth_drift(n: u32, diagonals: Diagonals, substeps: u32, iterations: u32) -> 
 /// At one iteration per substep this holds for the 10 x 10 cloth with alternating diagonals, but
 /// not for every grid: a single forward Gauss-Seidel sweep can feed a swinging grid energy, in
 /// its build order (cell by cell) as in the order it is projected in (row by row, see
-/// `schedule::order_grid_edges`); `docs/step-bench.md` gives the gains measured. From two
+/// `schedule::order_grid_edges`); the next test gives the gains measured. From two
 /// iterations on the gains nearly vanish (the next test).
 #[test]
 fn undamped_swinging_cloth_keeps_its_energy() {
