@@ -3,6 +3,9 @@
 //! language (`sh`, `toml`, `text`, `python`, `json`) and are skipped by rustdoc; the TOML blocks
 //! are loaded by `tests/doc_snippets.rs`.
 
+// The items only carry the pages as documentation; nothing uses them.
+#![allow(dead_code)]
+
 /// The README.
 #[doc = include_str!("../README.md")]
 struct Readme;

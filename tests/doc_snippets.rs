@@ -43,7 +43,7 @@ fn blocks(markdown: &str) -> Vec<Block> {
                 text.clear();
             }
             None => {}
-            Some((start, fence, info, _)) if trimmed.starts_with(fence.as_str()) && trimmed.trim() == fence.as_str() => {
+            Some((start, fence, info, _)) if trimmed.trim_end() == fence.as_str() => {
                 found.push(Block {
                     line: *start,
                     info: info.clone(),
@@ -70,7 +70,11 @@ fn every_toml_block_of_the_readme_and_the_guide_loads_as_a_scene() {
     let mut failures = Vec::new();
     for page in pages() {
         let markdown = fs::read_to_string(&page).expect("the page is readable");
-        let shown = page.strip_prefix(root).unwrap_or(&page).display().to_string();
+        let shown = page
+            .strip_prefix(root)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
         for block in blocks(&markdown) {
             if block.info.split_whitespace().next() != Some("toml") {
                 continue;
@@ -111,7 +115,11 @@ fn every_block_names_its_language() {
     let mut failures = Vec::new();
     for page in pages() {
         let markdown = fs::read_to_string(&page).expect("the page is readable");
-        let shown = page.strip_prefix(root).unwrap_or(&page).display().to_string();
+        let shown = page
+            .strip_prefix(root)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
         for block in blocks(&markdown) {
             let first = block.info.split([',', ' ']).next().unwrap_or("");
             if !known.contains(&first) {
