@@ -132,3 +132,70 @@ fn every_block_names_its_language() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn every_scene_key_is_documented_in_the_scene_file_reference() {
+    // The keys are the fields of the raw tables that serde reads (`src/scene/raw.rs`), under
+    // their serde names.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let raw = fs::read_to_string(root.join("src/scene/raw.rs")).expect("src/scene/raw.rs");
+    let reference =
+        fs::read_to_string(root.join("docs/scene-files.md")).expect("docs/scene-files.md");
+    let mut renamed: Option<String> = None;
+    let mut missing = Vec::new();
+    let mut keys = 0;
+    for line in raw.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("#[serde(rename = \"") {
+            renamed = rest.split('"').next().map(str::to_string);
+            continue;
+        }
+        let Some(field) = line.strip_prefix("pub(super) ") else {
+            continue;
+        };
+        let Some((name, _)) = field.split_once(':') else {
+            continue;
+        };
+        let key = renamed.take().unwrap_or_else(|| name.trim().to_string());
+        keys += 1;
+        let documented = [
+            format!("`{key}`"),
+            format!("`{key} ="),
+            format!("[[{key}]]"),
+            format!("[{key}]"),
+        ]
+        .iter()
+        .any(|form| reference.contains(form.as_str()));
+        if !documented {
+            missing.push(key);
+        }
+    }
+    assert!(keys > 50, "only {keys} keys found in src/scene/raw.rs");
+    assert!(
+        missing.is_empty(),
+        "scene keys missing from docs/scene-files.md: {}",
+        missing.join(", ")
+    );
+}
+
+#[test]
+fn every_report_stage_is_documented_in_the_outputs_page() {
+    // The stage names of the report's `stage_ms` and of the scene benchmark's CSV columns.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stats = fs::read_to_string(root.join("src/stats.rs")).expect("src/stats.rs");
+    let outputs = fs::read_to_string(root.join("docs/outputs.md")).expect("docs/outputs.md");
+    let names: Vec<&str> = stats
+        .lines()
+        .filter(|l| l.contains("Stage::") && l.contains("=> \""))
+        .filter_map(|l| l.split('"').nth(1))
+        .collect();
+    assert!(names.len() >= 20, "only {} stage names found", names.len());
+    let missing: Vec<&str> = names
+        .into_iter()
+        .filter(|name| !outputs.contains(&format!("`{name}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "report stages missing from docs/outputs.md: {}",
+        missing.join(", ")
+    );
+}
