@@ -102,7 +102,7 @@ class BodyStats(TypedDict):
     center_of_mass: list[float]
 
 class FrameStats(TypedDict):
-    """A frame of the JSON report (README, "The report")."""
+    """A frame of the JSON report (docs/outputs.md, "The report")."""
 
     frame: int
     time: float
@@ -248,7 +248,7 @@ class World:
     ) -> BodyHandle:
         """Adds a soft body made from `mesh` (cleaned), scaled by `scale` or to `fit` m along
         its longest side, turned by `rotation` (degrees about x, y, z) and centred on `center`;
-        the keys are those of a scene's `[[soft_body]]` table (README, "Soft bodies")."""
+        the keys are those of a scene's `[[soft_body]]` table (docs/scene-files.md)."""
     def add_collider(
         self,
         shape: Literal["plane", "sphere", "box", "capsule", "mesh"],

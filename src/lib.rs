@@ -87,6 +87,9 @@ pub mod viewer;
 pub mod wind;
 pub mod world;
 
+#[cfg(doctest)]
+mod doctests;
+
 pub use bodies::cloth::{BendKind, ClothDesc, Diagonals, Orientation};
 pub use bodies::rope::RopeDesc;
 pub use bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel};

@@ -6,8 +6,8 @@ mod cli_helper;
 use cli_helper::supple;
 use std::path::Path;
 
-/// The CSV header: four columns, then one per stage of the step, the stages added later at the
-/// end so that every column keeps its place.
+/// The CSV header (docs/performance.md): four columns, then one per stage of the step, the
+/// stages added later at the end so that every column keeps its place.
 const HEADER: &str = "scene,threads,ms_per_frame,realtime_factor,setup,forces,damping,predict,\
 collision_detection,shape_matching,stretch,bend_distance,dihedral,volume,tether,pressure,attachment,\
 particle_contact,surface_contact,contact,pack,velocities,check,isometric,neo_hookean,rope_bending,\

@@ -101,9 +101,9 @@ fn energy(world: &World) -> Real {
         .sum()
 }
 
-/// Issue 17: the same cloth with stiff dihedral bending (compliance 1) at 20 substeps x 1
-/// iteration. The projection once moved the hinges by up to π rad along straight lines, and the
-/// cloth diverged by frame 25; bounded to `MAX_ANGLE_STEP` per projection it runs on, and with
+/// The same cloth with stiff dihedral bending (compliance 1) at 20 substeps x 1 iteration. An
+/// unbounded projection moves the hinges by up to π rad along straight lines, and the cloth
+/// diverges by frame 25; bounded to `MAX_ANGLE_STEP` per projection it runs on, and with
 /// no work done on it but gravity's (counted in the energy) its energy does not grow.
 #[test]
 fn stiff_dihedral_bending_at_one_iteration_stays_bounded() {

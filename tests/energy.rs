@@ -117,7 +117,7 @@ fn cloth_drift(n: u32, diagonals: Diagonals, substeps: u32, iterations: u32) -> 
 /// At one iteration per substep this holds for the 10 x 10 cloth with alternating diagonals, but
 /// not for every grid: a single forward Gauss-Seidel sweep can feed a swinging grid energy, in
 /// its build order (cell by cell) as in the order it is projected in (row by row, see
-/// `schedule::order_grid_edges`); `docs/step-bench.md` gives the gains measured. From two
+/// `schedule::order_grid_edges`); the next test gives the gains measured. From two
 /// iterations on the gains nearly vanish (the next test).
 #[test]
 fn undamped_swinging_cloth_keeps_its_energy() {
@@ -144,8 +144,8 @@ fn assert_keeps_energy(cloth: &str, (loss, gain): (f32, f32), max_gain: f32) {
 /// iteration sweeps forward, and a forward Gauss-Seidel sweep is not symmetric, so it can feed a
 /// whipping grid a little energy. Measured over 5 s: 0.27% for the uniform 48 x 48 grid at 100
 /// x 2 (0.14% at 100 x 3), none above 0.1% for the other grids and counts, against gains of up
-/// to 436% at one iteration (`docs/step-bench.md`, session 7). Alternating the direction every iteration
-/// (symmetric Gauss-Seidel) gained none but let cloths stretch twice as far.
+/// to 436% at one iteration. Alternating the direction every iteration (symmetric Gauss-Seidel)
+/// gained none but let cloths stretch twice as far (`docs/performance.md`, "Lessons").
 #[test]
 fn undamped_swinging_grids_keep_their_energy_at_two_iterations() {
     for diagonals in [Diagonals::Uniform, Diagonals::Alternating] {

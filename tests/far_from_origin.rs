@@ -1,5 +1,5 @@
 //! The material does not change far from the origin: a stiff XPBD rope hung 1 km away settles
-//! to Hooke's law as it does at the origin (issue 18, point 1).
+//! to Hooke's law as it does at the origin.
 
 use supple::{RopeDesc, SolverParams, Stiffness, Vec3, World};
 

@@ -8,7 +8,7 @@ use supple::stats::FrameStats;
 
 #[test]
 fn jacobi_stretch_on_w_is_within_3x_of_colored() {
-    // W at N = 64 after 2 s (issue 15 point 5): the pins' support reaches the far rows one
+    // W at N = 64 after 2 s: the pins' support reaches the far rows one
     // constraint per Jacobi iteration, so without acceleration Jacobi stretched 5x as much.
     let mean_stretch = |method| {
         let mut world = workload_w(64, method);

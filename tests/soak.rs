@@ -10,7 +10,7 @@
 //! That speed is no bound in a passive scene: a whip carries the energy of the whole cloth into
 //! its light free end. W at N = 128 swings its free corner at 11.8 to 14.2 m/s at frames 84 to
 //! 139 (the bound's formula gives 13.8) depending on the constraint order and the substeps, 13.2
-//! m/s at 20 and 40 substeps in the build order of the grid's edges (`docs/step-bench.md`), its
+//! m/s at 20 and 40 substeps in the build order of the grid's edges (`docs/performance.md`), its
 //! energy never above the start.
 //!
 //! Ignored by a plain `cargo test` (it takes minutes); `.ci/run` runs it with

@@ -1,4 +1,4 @@
-//! Stages where the literature puts them (issue 18, point 3): damping decays by the same factor
+//! Stages where the literature puts them: damping decays by the same factor
 //! per second at any substep count and does not scale a static load; shape matching inside the
 //! iterations never leaves a body inside a collider.
 

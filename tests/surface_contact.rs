@@ -1,7 +1,7 @@
-//! Bodies collide by their surfaces (issue 17, point 3): a body much heavier than a hammock
+//! Bodies collide by their surfaces: a body much heavier than a hammock
 //! stays in it instead of passing between its particles, and a cloth dropped on a coarse soft
 //! body stays on top of it. And a rigid body on the ground comes to rest there, whatever the
-//! substeps (point 2: nothing injects energy).
+//! substeps (nothing injects energy).
 
 use std::path::Path;
 use supple::World;
@@ -203,12 +203,12 @@ fn rest_in_the_hammock(model: &str) {
     }
 }
 
-/// [`rest_in_the_hammock`] with rigid boxes. Before contacts between bodies took the supporting
-/// side's inverse mass as at most the supported one's (`contact::supported`) the 2 kg box
-/// bounced off (strain 49% at each bounce) and left over the edge, the 20 and 200 kg boxes
-/// stretched the hammock 230% to 450% and sank to 0.2 to 0.5 m above the ground. (Before the
-/// centre of mass of a shape-matching cluster was summed from offsets, `shape_matching.rs`, the
-/// rigid boxes hung at their start for the whole run.)
+/// [`rest_in_the_hammock`] with rigid boxes. Unless contacts between bodies take the supporting
+/// side's inverse mass as at most the supported one's (`contact::supported`), the 2 kg box
+/// bounces off (strain 49% at each bounce) and leaves over the edge, and the 20 and 200 kg boxes
+/// stretch the hammock 230% to 450% and sink to 0.2 to 0.5 m above the ground. (Unless the
+/// centre of mass of a shape-matching cluster is summed from offsets, `shape_matching.rs`, the
+/// rigid boxes hang at their start for the whole run.)
 #[test]
 fn rigid_bodies_of_10_to_1000_times_the_hammock_mass_rest_in_it() {
     rest_in_the_hammock("rigid");
@@ -221,8 +221,8 @@ fn tets_bodies_of_10_to_1000_times_the_hammock_mass_rest_in_it() {
     rest_in_the_hammock("tets");
 }
 
-/// The keys of the issue's 40 kg rigid Stanford bunny (resolution 8, 2 cm thick), 1.5 m up.
-const ISSUE_BUNNY: &str = r#"
+/// The keys of a 40 kg rigid Stanford bunny (resolution 8, 2 cm thick), 1.5 m up.
+const HEAVY_BUNNY: &str = r#"
 mesh = "../../shared/meshes/stanford-bunny.obj"
 model = "rigid"
 resolution = 8
@@ -232,13 +232,13 @@ thickness = 0.02
 center = [0.0, 1.5, 0.0]
 "#;
 
-/// The issue's case at the default 10 x 10: a 40 kg rigid Stanford bunny on the 0.2 kg hammock
+/// At the default 10 x 10: a 40 kg rigid Stanford bunny on the 0.2 kg hammock
 /// ends over it, clear of the ground ([`ends_over_the_hammock`]), nearly still and without
 /// gaining energy. Before `contact::supported` the bag lay on the ground (the hammock stretched
 /// 262%) from frame 30 on.
 #[test]
-fn the_issues_40_kg_rigid_bunny_rests_in_the_hammock() {
-    let mut world = hammock_with(ISSUE_BUNNY);
+fn a_40_kg_rigid_bunny_rests_in_the_hammock() {
+    let mut world = hammock_with(HEAVY_BUNNY);
     let mut params = world.params().clone();
     (params.substeps, params.iterations) = (10, 10);
     world.set_params(params).unwrap();
@@ -248,19 +248,19 @@ fn the_issues_40_kg_rigid_bunny_rests_in_the_hammock() {
     assert!(late.energy_gain <= 0.0, "energy +{} J", late.energy_gain);
 }
 
-/// The issue's bunny ([`ISSUE_BUNNY`]) dropped on the ground, at 20, 40 and 80 substeps x 10,
+/// The heavy bunny ([`HEAVY_BUNNY`]) dropped on the ground, at 20, 40 and 80 substeps x 10,
 /// lands at 4.9 m/s after 0.5 s. By 2.5 s it rests: the mean speed of its particles over the
 /// last 30 frames under 2% of that, its centre within 10 cm of where it landed, and its
-/// mechanical energy never above its start. Before the corrections of a shape-matching cluster
-/// were balanced (`shape_matching::balance`) the rounding of its centre pushed a body that
-/// contacts deform the same way every iteration: the bunny slid away at 4.6 m/s (20 substeps),
+/// mechanical energy never above its start. Unless the corrections of a shape-matching cluster
+/// are balanced (`shape_matching::balance`), the rounding of its centre pushes a body that
+/// contacts deform the same way every iteration: the bunny slides away at 4.6 m/s (20 substeps),
 /// 14 m/s (40) and 71 m/s (80) after 1.5 s, accelerating.
 #[test]
 fn a_rigid_bunny_dropped_on_the_ground_comes_to_rest_at_20_to_80_substeps() {
     for substeps in [20, 40, 80] {
         let scene = format!(
             "[solver]\nsubsteps = {substeps}\niterations = 10\n{}\n[[collider]]\nshape = \"plane\"\n",
-            body_table(ISSUE_BUNNY)
+            body_table(HEAVY_BUNNY)
         );
         let at = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/surface_contact.toml");
         let mut world = parse_scene(&scene, &at).unwrap();
@@ -311,7 +311,7 @@ fn a_rigid_bunny_dropped_on_the_ground_comes_to_rest_at_20_to_80_substeps() {
 /// lowest particle ends 0.124 m below the pins (strain 6-7%, as with rigid stretch); without it
 /// the box stretched the cloth 250% and lay on the ground.
 #[test]
-#[ignore = "known limit (issue 17): a compliant hammock under a heavy body sags as if empty, see the doc comment"]
+#[ignore = "known limit: a compliant hammock under a heavy body sags as if empty, see the doc comment"]
 fn an_elastic_hammock_under_a_heavy_body_sags_as_a_membrane() {
     let (m, k, a, r) = (200.0 as Real, 20_000.0 as Real, 0.2 as Real, 0.75 as Real);
     let theta = (m * 9.81 / (std::f64::consts::PI as Real * a * k)).cbrt();
@@ -384,11 +384,10 @@ friction = 1.0
 }
 
 #[test]
-fn the_issues_rigid_bunny_falls_at_g_above_the_hammock() {
-    // On main a rigid body's centre of mass was a plain sum of 399 terms mᵢ pᵢ, which did not
-    // change under a fall of g h² per substep: at 20 substeps the 2 kg and 4 kg bunnies (any
-    // mass, at some heights, the issue's 40 kg one) hung in the air, others fell slower or
-    // faster than g.
+fn a_rigid_bunny_falls_at_g_above_the_hammock() {
+    // A rigid body's centre of mass taken as a plain sum of 399 terms mᵢ pᵢ does not change
+    // under a fall of g h² per substep: at 20 substeps the 2 kg and 4 kg bunnies (any mass, at
+    // some heights, the 40 kg one) would hang in the air, others fall slower or faster than g.
     for mass in [2.0, 4.0, 40.0] {
         let body = format!(
             r#"

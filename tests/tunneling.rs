@@ -69,18 +69,18 @@ fn a_paddle_at_25_metres_per_second_pushes_a_curtain_instead_of_passing_it() {
 }
 
 /// The same with the default friction (0.3): static friction in the position solve drags the
-/// particles the paddle pushes, and they drag their neighbours; one 1 cm below the rim, beyond
-/// the contact reach `2 r` when contacts were generated, ended a substep inside the paddle and
-/// was pushed out of its far face (frame 2). Collider contacts now reach `2 r` plus the
-/// particle's travel relative to the collider.
+/// particles the paddle pushes, and they drag their neighbours; with a contact reach of `2 r`
+/// alone, one 1 cm below the rim, beyond that reach when contacts are generated, ends a substep
+/// inside the paddle and is pushed out of its far face (frame 2). Collider contacts therefore
+/// reach `2 r` plus the particle's travel relative to the collider.
 #[test]
 fn a_paddle_with_friction_pushes_a_curtain_instead_of_passing_it() {
     paddle_through_a_curtain(supple::ContactMaterial::default().static_friction);
 }
 
-/// A 2 cm thick paddle of friction `mu` moves 4.2 cm per substep: on main (before the swept test
-/// relative to colliders) it jumped over the still particles, which the contacts then pushed out
-/// through its back face.
+/// A 2 cm thick paddle of friction `mu` moves 4.2 cm per substep: without the swept test relative
+/// to colliders it jumps over the still particles, which the contacts then push out through its
+/// back face.
 fn paddle_through_a_curtain(mu: f32) {
     let mut world = scene(
         r#"
@@ -130,7 +130,7 @@ pin_edges = ["j=0"]
 #[test]
 fn a_body_dropped_at_20_metres_per_second_stays_on_the_cloth() {
     // The block moves 3.3 cm per substep, its lattice particles are 5 cm apart and 1 cm thick,
-    // the cloth's 3 cm apart: on main it went through.
+    // the cloth's 3 cm apart: without the swept test it goes through.
     let mut world = scene(
         r#"
 [[cloth]]
@@ -180,8 +180,8 @@ shape = "plane"
 #[test]
 fn a_cloth_thrown_at_20_metres_per_second_stays_on_a_thin_box() {
     // 0.5 cm thick particles, a 4 mm plate, 1 substep: 33 cm per substep, walked by
-    // conservative advancement in steps of at least 2.5 mm. (This also held on main, whose 32
-    // samples 1 cm apart happened to land in the plate.)
+    // conservative advancement in steps of at least 2.5 mm. (Fixed samples 1 cm apart would
+    // only land in the plate by chance.)
     for substeps in [1, 2] {
         let mut world = scene(&format!(
             r#"

@@ -1,6 +1,6 @@
 """Supple and pypbd side by side, from one Python process, on the standard workload W.
 
-W (../shared/bench/README.md): an N x N cloth, a 1 m square flat in the XZ plane at y = 0,
+W (docs/performance.md, "Workload W"): an N x N cloth, a 1 m square flat in the XZ plane at y = 0,
 particle j*N + i at (i, 0, j)/(N - 1), pinned at particles 0 and N - 1, 1/N^2 kg on every
 particle, a hard distance constraint on every triangle edge and between the two opposite
 vertices of every pair of triangles sharing an edge, gravity only; frames of 1/60 s in 10
