@@ -4,9 +4,9 @@
 //! Run: `cargo run --release --example soft_body --no-default-features`
 
 use std::path::Path;
-use supple::bodies::soft_body::{fit_scale, place_mesh};
 use supple::{
     Collider, Quat, Shape, SoftBodyDesc, SoftMaterial, SolverParams, TriMesh, Vec3, World,
+    fit_scale, place_mesh,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

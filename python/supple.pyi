@@ -163,6 +163,7 @@ class World:
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
         tear: Optional[float] = None,
+        stretch_limit: Optional[float] = None,
         pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a cloth: `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m), `mass` kg
@@ -172,7 +173,9 @@ class World:
         `damping` Mueller's damping in [0, 1], `drag` and `lift` the air coefficients
         (kg/m^3); `long_range` tethers every free particle to its nearest pin (Kim et al.
         2012); `tear` is the strain past which an edge tears (the cloth must then be the
-        world's last body); `pin_collider` carries the pins on that collider's motion."""
+        world's last body); `stretch_limit` keeps every edge at most that fraction longer than
+        its rest length (after the iterations of each substep); `pin_collider` carries the pins
+        on that collider's motion."""
     def add_cloth_grid(
         self,
         resolution: Tuple[int, int],
@@ -197,6 +200,7 @@ class World:
         self_collision: bool = False,
         shape: Optional[ShapeMaterial] = None,
         tear: Optional[float] = None,
+        stretch_limit: Optional[float] = None,
         pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a grid cloth of `resolution = (nx, nz)` particles spanning `size` m around
@@ -221,11 +225,13 @@ class World:
         damping: float = 0.0,
         long_range: bool = False,
         shape: Optional[ShapeMaterial] = None,
+        stretch_limit: Optional[float] = None,
         pin_collider: Optional[ColliderHandle] = None,
     ) -> BodyHandle:
         """Adds a straight rope of `segments` segments (segments + 1 particles) and `mass` kg
         from `start` to `end` (m); `long_range` tethers every free particle to its nearest
-        pinned end."""
+        pinned end; `stretch_limit` keeps every segment at most that fraction longer than its
+        rest length."""
     def add_soft_body(
         self,
         mesh: Mesh,

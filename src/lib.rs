@@ -37,23 +37,21 @@
 //!
 //! ## The step
 //!
-//! [`World::step`] advances one frame in substeps; every substep runs this pipeline, one module
-//! per stage ([`stages`]):
+//! [`World::step`] advances one frame in substeps; every substep runs this pipeline, one file
+//! per stage in `src/stages/` (the crate's architecture is described in `docs/architecture.md`):
 //!
-//! 1. [`apply_damping`](stages::damping): global linear damping and Müller's
-//!    rigid-mode-preserving damping, both per second (before the forces, so that they do not
-//!    scale a static load);
-//! 2. [`apply_external_forces`](stages::forces): `v += h (g + w f)` (gravity, wind);
-//! 3. [`predict_positions`](stages::predict): `p = x + h v`;
-//! 4. [`generate_contacts`](stages::contacts): particles near colliders (with a swept test for
-//!    fast ones) and near each other;
-//! 5. [`project_constraints`](stages::project): `iterations` passes over the [constraint
-//!    families](constraints) (distance, bending, volume, attachment, contact with static
-//!    friction) and the shape-matching clusters
-//!    ([`match_shapes`](shape_matching::ClusterSet::match_shapes), Müller et al. 2005, as a
-//!    constraint), each with its [stiffness model](constraints::stiffness), scheduled and driven
-//!    by the [`solver`] (Gauss-Seidel, graph-colored in parallel, or Jacobi);
-//! 6. [`update_velocities`](stages::velocities): `v = (p − x) / h`, with kinetic friction and
+//! 1. damping (`damping.rs`): global linear damping and Müller's rigid-mode-preserving damping,
+//!    both per second (before the forces, so that they do not scale a static load);
+//! 2. external forces (`forces.rs`): `v += h (g + w f)` (gravity, [`wind`]);
+//! 3. position prediction (`predict.rs`): `p = x + h v`;
+//! 4. collision-constraint generation (`contacts.rs`): particles near colliders (with a swept
+//!    test for fast ones) and near each other;
+//! 5. constraint projection (`project.rs`): `iterations` passes over the [constraint
+//!    families](constraints), listed once in `constraints/registry.rs` (distance, bending,
+//!    volume, Neo-Hookean tets, tethers, strain limits, shape matching as a constraint, pressure,
+//!    attachments, contacts with static friction), each with its [stiffness
+//!    model](constraints::stiffness), by Gauss-Seidel, graph-colored in parallel, or Jacobi;
+//! 6. velocity update (`velocities.rs`): `v = (p − x) / h`, with kinetic friction and
 //!    restitution.
 //!
 //! Units are metres, seconds and kilograms; y is up.
@@ -66,22 +64,27 @@
 #![warn(missing_docs)]
 
 pub mod bodies;
+#[doc(hidden)]
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod collision;
 pub mod constraints;
 pub mod export;
+pub mod handles;
 pub mod math;
 pub mod mesh;
 pub mod params;
 pub mod particles;
 pub mod scene;
 pub mod shape_matching;
+// How constraint families are projected (scheduling, drivers, SIMD): internal, public for the
+// benchmarks and the tests only.
+#[doc(hidden)]
 pub mod solver;
-pub mod stages;
+pub(crate) mod stages;
 pub mod stats;
 pub mod timing;
-pub mod validate;
+pub(crate) mod validate;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 pub mod wind;
@@ -92,12 +95,21 @@ mod doctests;
 
 pub use bodies::cloth::{BendKind, ClothDesc, Diagonals, Orientation};
 pub use bodies::rope::RopeDesc;
-pub use bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel};
+pub use bodies::soft_body::{SoftBodyDesc, SoftMaterial, SoftModel, fit_scale, place_mesh};
 pub use bodies::tear::Tear;
-pub use collision::{Collider, Motion, Shape};
-pub use constraints::{ContactMaterial, Stiffness};
+pub use collision::{Collider, MeshShape, Motion, Shape};
+pub use constraints::stiffness::StiffnessKeys;
+pub use constraints::{ConstraintSets, ContactMaterial, Stiffness};
+pub use export::{ExportError, FrameRecord, export_frame};
+pub use handles::{BodyHandle, ColliderHandle};
 pub use math::{Quat, Real, Vec3};
 pub use mesh::TriMesh;
+pub use mesh::obj::{ObjError, load_obj};
 pub use params::{SolverMethod, SolverParams};
-pub use validate::BuildError;
-pub use world::{BodyHandle, ColliderHandle, SimError, World};
+pub use scene::{Scene, SceneError, load_scene, parse_scene};
+pub use shape_matching::ClusterMaterial;
+pub use stats::{BodyStats, FrameStats};
+pub use timing::StageMs;
+pub use validate::{BuildError, Checked};
+pub use wind::Gust;
+pub use world::{SimError, World, WorldError};

@@ -79,7 +79,7 @@ pub struct SolverParams {
     /// Gusts on top of `wind` (default none: a steady wind).
     pub gust: Option<Gust>,
     /// Largest displacement of a particle in one substep, as a fraction of its radius
-    /// (default 0: no limit); see [`predict_positions`](crate::stages::predict_positions).
+    /// (default 0: no limit); see the stage of position prediction (`src/stages/predict.rs`).
     pub max_displacement: Real,
     /// Largest strain `|ℓ − d| / d` of any stretch constraint (cloth stretch and shear, rope
     /// segments, soft-body edges) before the run stops as diverging with

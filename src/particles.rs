@@ -15,7 +15,7 @@ pub struct ParticleSet {
     /// `x + residual` (`|residual|` at most half an ulp of `|x|`), m.
     pub residual: Vec<Vec3>,
     /// The rounding of the predicted positions: the predicted position is `p − rounding`, m (set
-    /// by [`predict_positions`](crate::stages::predict::predict_positions) and by the
+    /// by the position prediction (`src/stages/predict.rs`) and by the
     /// projection, which works in coordinates relative to a body origin that hold these bits;
     /// the velocity update uses it so that rounding eats neither velocity nor displacement).
     pub rounding: Vec<Vec3>,

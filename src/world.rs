@@ -9,6 +9,7 @@ use crate::bodies::tear::Tearing;
 use crate::bodies::{Body, BodyKind};
 use crate::collision::{BodySurfaces, Carry, Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::{ColliderPinSet, ConstraintSets};
+use crate::handles::{BodyHandle, ColliderHandle};
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
@@ -51,25 +52,23 @@ pub enum SimError {
     },
 }
 
-/// A body of a [`World`], as returned by the `add_*` methods.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BodyHandle(u32);
-
-impl BodyHandle {
-    /// The body's index in [`World::bodies`], in the order the bodies were added.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
+/// A call on a built world that cannot be carried out: the argument that is wrong
+/// (`positions`, `particle`, `translation`) and what was expected. Nothing was changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{argument}` {message}")]
+pub struct WorldError {
+    /// The argument, or the path inside it (`positions[3]`).
+    pub argument: String,
+    /// What is wrong, starting with the value given: `= 5: expected a particle index in 0..5`.
+    pub message: String,
 }
 
-/// A collider of a [`World`], as returned by [`World::add_collider`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ColliderHandle(u32);
-
-impl ColliderHandle {
-    /// The collider's index in [`World::colliders`], in the order the colliders were added.
-    pub fn index(self) -> usize {
-        self.0 as usize
+impl From<BuildError> for WorldError {
+    fn from(e: BuildError) -> Self {
+        WorldError {
+            argument: e.key,
+            message: e.message,
+        }
     }
 }
 
@@ -350,7 +349,7 @@ impl World {
         &mut self,
         body: BodyHandle,
         positions: &[Vec3],
-    ) -> Result<(), BuildError> {
+    ) -> Result<(), WorldError> {
         let range = self.points_of(body, positions, "positions")?;
         self.particles.x[range.clone()].copy_from_slice(positions);
         self.particles.p[range.clone()].copy_from_slice(positions);
@@ -363,7 +362,7 @@ impl World {
         &mut self,
         body: BodyHandle,
         velocities: &[Vec3],
-    ) -> Result<(), BuildError> {
+    ) -> Result<(), WorldError> {
         let range = self.points_of(body, velocities, "velocities")?;
         self.particles.v[range].copy_from_slice(velocities);
         Ok(())
@@ -376,7 +375,7 @@ impl World {
         body: BodyHandle,
         values: &[Vec3],
         key: &str,
-    ) -> Result<Range<usize>, BuildError> {
+    ) -> Result<Range<usize>, WorldError> {
         let range = self.body(body).particles.clone();
         validate::check(values.len() == range.len(), key, || {
             format!(
@@ -398,7 +397,7 @@ impl World {
 
     /// Pins particle `i` of the body (0-based within the body) where it is: it no longer moves
     /// until [`World::unpin`] or [`World::set_positions`] moves it.
-    pub fn pin(&mut self, body: BodyHandle, i: usize) -> Result<(), BuildError> {
+    pub fn pin(&mut self, body: BodyHandle, i: usize) -> Result<(), WorldError> {
         let k = self.particle_of(body, i)?;
         self.particles.inv_mass[k] = 0.0;
         self.particles.v[k] = Vec3::zeros();
@@ -406,14 +405,14 @@ impl World {
     }
 
     /// Frees particle `i` of the body (0-based within the body), giving back its mass.
-    pub fn unpin(&mut self, body: BodyHandle, i: usize) -> Result<(), BuildError> {
+    pub fn unpin(&mut self, body: BodyHandle, i: usize) -> Result<(), WorldError> {
         let k = self.particle_of(body, i)?;
         self.particles.inv_mass[k] = self.body(body).inv_mass;
         Ok(())
     }
 
     /// The world index of particle `i` of `body`.
-    fn particle_of(&self, body: BodyHandle, i: usize) -> Result<usize, BuildError> {
+    fn particle_of(&self, body: BodyHandle, i: usize) -> Result<usize, WorldError> {
         let range = self.body(body).particles.clone();
         validate::check(i < range.len(), "particle", || {
             format!("= {i}: expected a particle index in 0..{}", range.len())
@@ -426,7 +425,7 @@ impl World {
         &mut self,
         collider: ColliderHandle,
         motion: Motion,
-    ) -> Result<(), BuildError> {
+    ) -> Result<(), WorldError> {
         validate::finite(&motion.velocity, "velocity")?;
         validate::finite(&motion.spin, "spin")?;
         self.colliders[collider.index()].motion = motion;
@@ -443,7 +442,7 @@ impl World {
         collider: ColliderHandle,
         translation: Vec3,
         rotation: Quat,
-    ) -> Result<(), BuildError> {
+    ) -> Result<(), WorldError> {
         validate::finite(&translation, "translation")?;
         let dt = self.params.dt;
         self.next_motion[collider.index()] = Some(Motion {

@@ -199,9 +199,9 @@ fn a_pinned_particle_stays_and_falls_when_unpinned() {
         Vec3::new(0.0, 1.0, 0.0),
         "still pinned"
     );
-    assert_eq!(world.pin(h, 5).unwrap_err().key, "particle");
+    assert_eq!(world.pin(h, 5).unwrap_err().argument, "particle");
     let wrong = world.set_positions(h, &[Vec3::zeros(); 3]).unwrap_err();
-    assert_eq!(wrong.key, "positions");
+    assert_eq!(wrong.argument, "positions");
 }
 
 #[test]

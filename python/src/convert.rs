@@ -2,12 +2,10 @@
 //! stiffness and shape-matching tables (dicts, or the `Pbd`/`PbdCorrected`/`Xpbd` classes, with
 //! the keys of a scene file), and the engine's errors to Python exceptions.
 
-use engine::bodies::cloth::BendKind;
-use engine::mesh::obj::ObjError;
-use engine::scene::SceneError;
-use engine::shape_matching::ClusterMaterial;
-use engine::wind::Gust;
-use engine::{BuildError, Quat, SimError, Stiffness, Vec3};
+use engine::{
+    BendKind, BuildError, ClusterMaterial, Gust, ObjError, Quat, SceneError, SimError, Stiffness,
+    StiffnessKeys, Vec3, WorldError,
+};
 use numpy::{AllowTypeChange, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -36,6 +34,27 @@ pub fn build_error(e: BuildError, renames: &[(&str, &str)]) -> PyErr {
         .find(|(engine, _)| *engine == head)
         .map_or(head, |(_, python)| python);
     value_error(format!("`{head}{rest}` {}", e.message))
+}
+
+/// A call on a world with an argument it cannot take: `ValueError` with the engine's message.
+pub fn world_error(e: WorldError) -> PyErr {
+    value_error(e.to_string())
+}
+
+/// `v` as a number > 0 (finite), or a `ValueError` at `key` saying that `what` was expected.
+pub fn positive(v: f32, key: &str, what: &str) -> PyResult<f32> {
+    match v.is_finite() && v > 0.0 {
+        true => Ok(v),
+        false => Err(value_error(format!("`{key}` = {v}: expected {what} > 0"))),
+    }
+}
+
+/// `v` as a number ≥ 0 (finite), or a `ValueError` at `key`.
+pub fn non_negative(v: f32, key: &str) -> PyResult<f32> {
+    match v.is_finite() && v >= 0.0 {
+        true => Ok(v),
+        false => Err(value_error(format!("`{key}` = {v}: expected a value >= 0"))),
+    }
 }
 
 /// A scene that failed to load: `FileNotFoundError`/`OSError` when it cannot be read, a
@@ -308,7 +327,7 @@ pub fn stiffness(
             ))
         })?
         .extract()?;
-    let keys = engine::validate::StiffnessKeys {
+    let keys = StiffnessKeys {
         k: number("k")?,
         compliance: number("compliance")?,
         stiffness: number("stiffness")?,
@@ -316,8 +335,8 @@ pub fn stiffness(
         youngs: number("youngs")?,
         poisson: number("poisson")?,
     };
-    let stiffness = engine::validate::stiffness_model(&model, keys)
-        .map_err(|e| build_error(e.within(key), &[]))?;
+    let stiffness =
+        Stiffness::from_keys(&model, keys).map_err(|e| build_error(e.within(key), &[]))?;
     let kind = get("kind")
         .map(|k| bend_kind(&k.extract::<String>()?, &format!("{key}.kind")))
         .transpose()?;

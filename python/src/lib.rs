@@ -8,20 +8,17 @@
 
 mod convert;
 
-use convert::{V3, build_error, count, obj_error, path, points, value_error};
-use engine::bodies::cloth::{self, BendKind, ClothDesc, Diagonals, Orientation};
-use engine::bodies::soft_body::{SoftMaterial, SoftModel, fit_scale, place_mesh};
-use engine::bodies::tear::Tear;
-use engine::collision::MeshShape;
-use engine::constraints::contact::DEFAULT_FRICTION;
-use engine::export::{FrameRecord, export_frame};
-use engine::mesh::{TriMesh, clean, obj::load_obj};
-use engine::params::{SolverMethod, SolverParams};
-use engine::scene::load_scene;
-use engine::shape_matching::ClusterMaterial;
-use engine::stats::FrameStats;
+use convert::{
+    V3, build_error, count, non_negative, obj_error, path, points, positive, value_error,
+    world_error,
+};
+use engine::bodies::cloth;
+use engine::mesh::clean;
 use engine::{
-    Collider, ContactMaterial, Motion, Quat, RopeDesc, Shape, SoftBodyDesc, Stiffness, Vec3,
+    BendKind, ClothDesc, ClusterMaterial, Collider, ContactMaterial, Diagonals, FrameRecord,
+    FrameStats, MeshShape, Motion, Orientation, Quat, RopeDesc, Shape, SoftBodyDesc, SoftMaterial,
+    SoftModel, SolverMethod, SolverParams, Stiffness, Tear, TriMesh, Vec3, export_frame, fit_scale,
+    load_obj, load_scene, place_mesh,
 };
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2};
@@ -310,7 +307,7 @@ impl World {
         py: Python<'_>,
         ob: &Bound<'_, PyAny>,
         particle: i64,
-        change: fn(&mut engine::World, engine::BodyHandle, usize) -> Result<(), engine::BuildError>,
+        change: fn(&mut engine::World, engine::BodyHandle, usize) -> Result<(), engine::WorldError>,
     ) -> PyResult<()> {
         let body = self.body_ref(ob)?;
         self.with(py, |s| {
@@ -321,7 +318,7 @@ impl World {
                     "`particle` = {particle}: expected a particle index in 0..{n}"
                 ))
             })?;
-            change(&mut s.world, h, i).map_err(|e| build_error(e, &[]))
+            change(&mut s.world, h, i).map_err(world_error)
         })
     }
 
@@ -651,14 +648,10 @@ impl World {
                 ));
             }
             (Some(fit), None) => {
-                engine::validate::positive(fit, "fit", "a size in m")
-                    .map_err(|e| build_error(e, &[]))?;
+                positive(fit, "fit", "a size in m")?;
                 fit_scale(&mesh, fit)
             }
-            (None, scale) => {
-                engine::validate::positive(scale.unwrap_or(1.0), "scale", "a scale factor")
-                    .map_err(|e| build_error(e, &[]))?
-            }
+            (None, scale) => positive(scale.unwrap_or(1.0), "scale", "a scale factor")?,
         };
         place_mesh(
             &mut mesh,
@@ -748,9 +741,7 @@ impl World {
                 let mesh = mesh.ok_or_else(|| {
                     value_error("a mesh needs `mesh` (an OBJ file or (vertices, triangles))")
                 })?;
-                let scale =
-                    engine::validate::positive(scale.unwrap_or(1.0), "scale", "a scale factor")
-                        .map_err(|e| build_error(e, &[]))?;
+                let scale = positive(scale.unwrap_or(1.0), "scale", "a scale factor")?;
                 Shape::Mesh {
                     mesh: Arc::new(MeshShape::new(&mesh_arg(mesh, false)?, scale)),
                     position: position.map_or(Vec3::zeros(), |p| p.0),
@@ -758,8 +749,8 @@ impl World {
                 }
             }
         };
-        let friction = friction.unwrap_or(DEFAULT_FRICTION);
-        engine::validate::non_negative(friction, "friction").map_err(|e| build_error(e, &[]))?;
+        let friction = friction.unwrap_or(ContactMaterial::default().static_friction);
+        non_negative(friction, "friction")?;
         let collider = Collider {
             name: name.unwrap_or_default(),
             shape,
@@ -842,9 +833,7 @@ impl World {
         let body = self.body_ref(body)?;
         self.with(py, |s| {
             let h = body.resolve(&s.world)?;
-            s.world
-                .set_positions(h, &x)
-                .map_err(|e| build_error(e, &[]))
+            s.world.set_positions(h, &x).map_err(world_error)
         })
     }
 
@@ -859,9 +848,7 @@ impl World {
         let body = self.body_ref(body)?;
         self.with(py, |s| {
             let h = body.resolve(&s.world)?;
-            s.world
-                .set_velocities(h, &v)
-                .map_err(|e| build_error(e, &[]))
+            s.world.set_velocities(h, &v).map_err(world_error)
         })
     }
 
@@ -892,7 +879,7 @@ impl World {
         self.with(py, |s| {
             s.world
                 .move_collider(c, translation.0, r)
-                .map_err(|e| build_error(e, &[]))
+                .map_err(world_error)
         })
     }
 
@@ -912,9 +899,7 @@ impl World {
             spin: spin.map_or(Vec3::zeros(), |v| v.0),
         };
         self.with(py, |s| {
-            s.world
-                .set_collider_motion(c, motion)
-                .map_err(|e| build_error(e, &[]))
+            s.world.set_collider_motion(c, motion).map_err(world_error)
         })
     }
 

@@ -159,3 +159,29 @@ def test_gusts_from_python_repeat_for_a_seed_and_change_with_it():
         supple.World(wind={"mean": (4.0, 0.0, 0.0), "amplitude": 3.0, "wavelength": 2.0})
     with pytest.raises(ValueError, match="wind"):
         supple.World(wind={**gusts, "gusty": True})
+
+
+def test_a_stretch_limit_keeps_a_compliant_rope_within_it():
+    def longest_stretch(**limit):
+        world = supple.World(dt=1 / 60, substeps=20, iterations=2)
+        rope = world.add_rope(
+            (0.0, 2.0, 0.0),
+            (1.0, 2.0, 0.0),
+            20,
+            1.0,
+            pins=["start"],
+            stretch=supple.Xpbd(compliance=1e-3),
+            **limit,
+        )
+        worst = 0.0
+        for _ in range(120):
+            world.step()
+            x = world.positions(rope).astype(np.float64)
+            worst = max(worst, np.linalg.norm(np.diff(x, axis=0), axis=1).max() / 0.05 - 1.0)
+        return worst
+
+    assert longest_stretch() > 0.1
+    # The limit, the projection's tolerance (0.1% of the length) and f32 rounding.
+    assert longest_stretch(stretch_limit=0.05) <= 1.05 * 1.001 - 1.0 + 1e-5
+    with pytest.raises(ValueError, match="stretch_limit"):
+        supple.World().add_rope((0, 0, 0), (1, 0, 0), 4, 1.0, stretch_limit=-1.0)

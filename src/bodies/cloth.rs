@@ -5,13 +5,13 @@ use super::{Body, BodyKind, MAX_PARTICLES};
 use crate::constraints::bending::dihedral_angle_and_gradient;
 use crate::constraints::isometric::{isometric_curvature, isometric_weights};
 use crate::constraints::{ConstraintSets, Stiffness};
+use crate::handles::ColliderHandle;
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
 use crate::solver::schedule::{batch_fill, order_for_batches, order_grid_edges, order_in_runs};
 use crate::validate::{self, BuildError, Checked};
-use crate::world::ColliderHandle;
 use std::collections::HashMap;
 
 /// Which bending constraint a cloth uses.
@@ -204,8 +204,9 @@ pub struct ClothDesc {
     pub damping: Real,
     /// Aerodynamic coefficient `½ ρ C_d`, kg/m³ (default 0: no air).
     pub drag: Real,
-    /// Aerodynamic lift coefficient `½ ρ C_l`, kg/m³ (default 0: no lift); see
-    /// [`aerodynamic_force`](crate::stages::forces::aerodynamic_force).
+    /// Aerodynamic lift coefficient `½ ρ C_l`, kg/m³ (default 0: no lift): the flat-plate lift
+    /// `½ρC_l · A · (u·n̂) (|u| n̂ − (u·n̂) û)` on each triangle in air moving at `u` relative to
+    /// it (the stage of external forces, `src/stages/forces.rs`).
     pub lift: Real,
     /// Collide the cloth's particles with each other (default false).
     pub self_collision: bool,

@@ -2,11 +2,11 @@
 
 use super::{Body, BodyKind, MAX_PARTICLES};
 use crate::constraints::{ConstraintSets, Stiffness};
+use crate::handles::ColliderHandle;
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
 use crate::validate::{self, Checked};
-use crate::world::ColliderHandle;
 
 /// A rope to add to a world ([`World::add_rope`](crate::World::add_rope)): a straight chain of
 /// particles from `start` to `end`. The defaults are those of a scene's `[[rope]]` table.

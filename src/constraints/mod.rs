@@ -10,7 +10,7 @@ pub mod family;
 pub mod isometric;
 pub mod neo_hookean;
 pub mod particle_contact;
-pub(crate) mod registry;
+pub mod registry;
 pub mod rope_bending;
 pub mod stiffness;
 pub mod strain_limit;

@@ -4,11 +4,12 @@
 //! that the columns before it keep their places). Families of one phase that share no particle
 //! (cloth bending and soft-body tets) give the same bits in either order.
 //!
-//! The projection stage ([`project_constraints`](crate::stages::project)), the report's stage
-//! timings ([`Stage`](crate::timing::Stage)), tearing, the scheduling of a built body and the
+//! The projection stage (`src/stages/project.rs`), the report's stage timings
+//! ([`StageMs`](crate::timing::StageMs)), tearing, the scheduling of a built body and the
 //! Jacobi solver's buffers all walk this list; none of them names a family. Adding a family
-//! means its module (its data, its `solve_*` kernel, a [`ConstraintFamily`] impl), one line in
-//! [`registry!`](crate::constraints::registry) below, and its scene keys.
+//! means its module (its data and its `solve_*` kernel), one line in the `registry!` table of
+//! this file (with an impl of the crate's `ConstraintFamily` trait here, unless the family is
+//! a [`Family`] of `K`-particle constraints, which has one), and its scene keys.
 
 use super::family::{Family, FamilyKind};
 use super::stiffness::MaterialTable;
@@ -26,7 +27,7 @@ use crate::solver::{JacobiScratch, Slot, Team, View};
 
 /// When in a substep a family is projected, and on which copy of the positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
+pub enum Phase {
     /// Every iteration, on the packed slots, as the solver method says: serially
     /// (Gauss-Seidel), by colored blocks over the team, or Jacobi-style.
     Scheduled,
@@ -103,11 +104,11 @@ pub(crate) trait ConstraintFamily {
 
 /// A family's line of the registry.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Entry {
+pub struct Entry {
     /// The family's name: its stage in the report's `stage_ms` and in the benchmarks' CSV.
-    pub(crate) name: &'static str,
+    pub name: &'static str,
     /// When it is projected.
-    pub(crate) phase: Phase,
+    pub phase: Phase,
 }
 
 /// Declares [`ConstraintSets`] (one field per family), [`FAMILIES`] (each family's name and
@@ -121,12 +122,12 @@ macro_rules! registry {
         }
 
         /// The registry: every family's name and phase, in the order of the report's columns.
-        pub(crate) const FAMILIES: &[Entry] = &[
+        pub const FAMILIES: &[Entry] = &[
             $( Entry { name: stringify!($field), phase: Phase::$phase }, )*
         ];
 
         /// How many families the registry lists.
-        pub(crate) const FAMILY_COUNT: usize = [$(stringify!($field)),*].len();
+        pub const FAMILY_COUNT: usize = [$(stringify!($field)),*].len();
 
         impl ConstraintSets {
             /// Every family, in the order of [`FAMILIES`].

@@ -20,6 +20,8 @@
 //! branches on the model.
 
 use crate::math::{Lanes, Real};
+pub use crate::validate::StiffnessKeys;
+use crate::validate::{BuildError, stiffness_model};
 use std::collections::HashMap;
 
 /// How stiff a constraint family is (see the module docs).
@@ -126,6 +128,13 @@ impl Coeffs {
 }
 
 impl Stiffness {
+    /// The stiffness a scene table or a binding's dictionary names: `model` (`pbd`,
+    /// `pbd_corrected`, `xpbd` or `elastic`) with its `keys`, checked as a scene file's are (a
+    /// key the model does not take is an error at that key).
+    pub fn from_keys(model: &str, keys: StiffnessKeys) -> Result<Stiffness, BuildError> {
+        stiffness_model(model, keys)
+    }
+
     /// The model's name in scene files: `pbd`, `pbd_corrected`, `xpbd` or `elastic`.
     pub fn model_name(&self) -> &'static str {
         match self {

@@ -1,6 +1,6 @@
 //! Contacts between a particle and a point of another body's surface triangle (the skinned
 //! surface of a soft body with tets, or the particles of a `surface` soft body), regenerated
-//! every substep by [`generate_surface_contacts`](crate::stages::contacts::generate_surface_contacts).
+//! every substep by `generate_surface_contacts` (`src/stages/contacts.rs`).
 //!
 //! The surface point is a fixed linear combination `c = Σⱼ βⱼ xⱼ` of at most
 //! [`SURFACE_PARTICLES`] particles: the barycentric coordinates of the contact point in its

@@ -15,11 +15,12 @@ use crate::bodies::tear::Tear;
 use crate::collision::{Collider, MeshShape, Motion, Shape};
 use crate::constraints::contact::DEFAULT_FRICTION;
 use crate::constraints::{ContactMaterial, Stiffness};
+use crate::handles::ColliderHandle;
 use crate::math::{Quat, Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::shape_matching::ClusterMaterial;
 use crate::wind::Gust;
-use crate::world::{ColliderHandle, World};
+use crate::world::World;
 
 /// Checks every value of `raw` and builds the world: colliders (which cloth pins may name), then
 /// ropes, cloths and soft bodies.

@@ -1,4 +1,4 @@
-//! Stage 2: velocity damping.
+//! Stage 1: velocity damping (before the forces, so that it does not scale a static load).
 
 use crate::bodies::Body;
 use crate::math::{Mat3, Real, Vec3};

@@ -1,4 +1,4 @@
-//! Stage 1: external forces (gravity and wind).
+//! Stage 2: external forces (gravity and wind).
 
 use crate::bodies::Body;
 use crate::math::{LaneVec, Lanes, Real, Vec3};
@@ -32,7 +32,7 @@ impl Wind<'_> {
 /// `½ρC_l · A · (u·n̂) (|u| n̂ − (u·n̂) û)`, of magnitude `½ρC_l A |u|² sin α cos α` for the angle of
 /// attack `α` between the flow and the triangle, across the flow on the side it pushes (the
 /// flat-plate lift of FleX's cloth, `lift` is `½ρC_l`, kg/m³). Both are unchanged when `n̂` flips.
-#[inline]
+#[cfg(test)]
 pub fn aerodynamic_force(u: Vec3, n: Vec3, area: Real, drag: Real, lift: Real) -> Vec3 {
     let lanes = LaneVec::from;
     aerodynamic_lanes(lanes(u), lanes(n), area, drag, lift).into()
