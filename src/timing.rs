@@ -72,13 +72,10 @@ impl Stage {
 
 /// Wall time of each stage of one frame's step, ms, summed over the substeps and iterations;
 /// the stages add up to the step's time ([`World::stage_ms`](crate::World::stage_ms)). The
-/// stages, in the order of [`StageMs::names`]: `setup`, `forces`, `damping`, `predict`,
-/// `collision_detection`, `shape_matching`, `stretch`, `bend_distance`, `dihedral`, `volume`,
-/// `tether`, `pressure`, `attachment`, `particle_contact`, `surface_contact`, `contact`,
-/// `pack`, `velocities`, `check`, `isometric`, `neo_hookean`, `rope_bending`,
-/// `stretch_limit`: one per constraint family of the
-/// [registry](crate::constraints::registry), each named after it. Serialized as an object
-/// keyed by name.
+/// stages are `setup`, `forces`, `damping`, `predict`, `collision_detection`, one per
+/// constraint family of the [registry](crate::constraints::registry) named after it (the
+/// projection of that family), `pack`, `velocities` and `check`, in the order of
+/// [`StageMs::names`]. Serialized as an object keyed by name.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StageMs([f64; STAGES]);
 

@@ -246,7 +246,7 @@ impl Shape {
     /// of the nearest surface point.
     // Inlined: in a build where it was a call, its sphere arm squared four lanes of which two
     // held the bytes after the radius, a subnormal there, and each call waited on a microcode
-    // assist (Zen 3: `curtain` 4.0 -> 4.6 ms per frame; docs/step-bench.md, session 11).
+    // assist (on Zen 3 the `curtain` scene took 15% longer per frame).
     #[inline]
     pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
         match self {
