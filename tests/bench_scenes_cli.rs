@@ -149,6 +149,11 @@ fn the_feature_pairs_run_and_differ_in_their_feature_only() {
     ] {
         assert!(names.contains(&on) && names.contains(&off), "{names:?}");
     }
+    for pair in ["limit", "limit_rigid"] {
+        let on = settings(&format!("{pair}_on"), "stretch_limit");
+        assert_eq!(on, settings(&format!("{pair}_off"), "stretch_limit"), "{pair}");
+        assert_ne!(on, settings(&format!("{pair}_on"), "#"), "{pair}_on has no limit");
+    }
 }
 
 /// A scene that cannot be timed stops the bench with an error that names the file and says
