@@ -151,8 +151,16 @@ fn the_feature_pairs_run_and_differ_in_their_feature_only() {
     }
     for pair in ["limit", "limit_rigid"] {
         let on = settings(&format!("{pair}_on"), "stretch_limit");
-        assert_eq!(on, settings(&format!("{pair}_off"), "stretch_limit"), "{pair}");
-        assert_ne!(on, settings(&format!("{pair}_on"), "#"), "{pair}_on has no limit");
+        assert_eq!(
+            on,
+            settings(&format!("{pair}_off"), "stretch_limit"),
+            "{pair}"
+        );
+        assert_ne!(
+            on,
+            settings(&format!("{pair}_on"), "#"),
+            "{pair}_on has no limit"
+        );
     }
 }
 

@@ -1,7 +1,7 @@
 //! `supple bench scenes`: every shipped scene headless, timed stage by stage (see
 //! [`scenes`](super::experiments::scenes)).
 
-use super::bench::{in_pool, pools};
+use super::pools::{in_pool, pools};
 use crate::cli::experiments::scenes::{SceneResult, TIMED_FRAMES, bench_scene};
 use crate::export::write_atomic;
 use crate::scene::load_scene;

@@ -1,7 +1,7 @@
 //! `supple bench step`: the step benchmark on workload W (see [`step`](super::experiments::step)).
 
-use super::bench::{in_pool, pools};
 use super::parse_method;
+use super::pools::{in_pool, pools};
 use crate::cli::experiments::step::{StepResult, TIMED_FRAMES, bench_w};
 use crate::export::write_atomic;
 use crate::params::SolverMethod;

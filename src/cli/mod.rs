@@ -7,6 +7,7 @@ pub mod chart;
 pub mod experiments;
 pub mod import;
 pub mod plot;
+pub mod pools;
 pub mod run;
 
 use crate::params::{SolverMethod, SolverParams};
