@@ -19,6 +19,22 @@ fn pages() -> Vec<PathBuf> {
     pages
 }
 
+/// Every fenced block of every page, with the page's path from the repository's root.
+fn page_blocks() -> Vec<(String, Block)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    for page in pages() {
+        let markdown = fs::read_to_string(&page).expect("the page is readable");
+        let shown = page
+            .strip_prefix(root)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
+        all.extend(blocks(&markdown).into_iter().map(|b| (shown.clone(), b)));
+    }
+    all
+}
+
 /// A fenced block: the line of its opening fence (1-based), its info string and its text.
 struct Block {
     line: usize,
@@ -68,24 +84,16 @@ fn every_toml_block_of_the_readme_and_the_guide_loads_as_a_scene() {
     let scene_path = root.join("snippet.toml");
     let mut checked = 0;
     let mut failures = Vec::new();
-    for page in pages() {
-        let markdown = fs::read_to_string(&page).expect("the page is readable");
-        let shown = page
-            .strip_prefix(root)
-            .unwrap_or(&page)
-            .display()
-            .to_string();
-        for block in blocks(&markdown) {
-            if block.info.split_whitespace().next() != Some("toml") {
-                continue;
-            }
-            checked += 1;
-            if let Err(e) = supple::scene::parse_scene(&block.text, &scene_path) {
-                failures.push(format!(
-                    "{shown}:{}: the TOML block does not load: {e}",
-                    block.line
-                ));
-            }
+    for (shown, block) in page_blocks() {
+        if block.info.split_whitespace().next() != Some("toml") {
+            continue;
+        }
+        checked += 1;
+        if let Err(e) = supple::scene::parse_scene(&block.text, &scene_path) {
+            failures.push(format!(
+                "{shown}:{}: the TOML block does not load: {e}",
+                block.line
+            ));
         }
     }
     assert!(checked > 0, "no TOML block found");
@@ -111,23 +119,14 @@ fn every_page_of_the_guide_is_a_doctest() {
 fn every_block_names_its_language() {
     // rustdoc compiles an unlabelled block as Rust; every block says what it is.
     let known = ["rust", "sh", "toml", "text", "python", "json", "no_run"];
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut failures = Vec::new();
-    for page in pages() {
-        let markdown = fs::read_to_string(&page).expect("the page is readable");
-        let shown = page
-            .strip_prefix(root)
-            .unwrap_or(&page)
-            .display()
-            .to_string();
-        for block in blocks(&markdown) {
-            let first = block.info.split([',', ' ']).next().unwrap_or("");
-            if !known.contains(&first) {
-                failures.push(format!(
-                    "{shown}:{}: a block without a known language (`{}`)",
-                    block.line, block.info
-                ));
-            }
+    for (shown, block) in page_blocks() {
+        let first = block.info.split([',', ' ']).next().unwrap_or("");
+        if !known.contains(&first) {
+            failures.push(format!(
+                "{shown}:{}: a block without a known language (`{}`)",
+                block.line, block.info
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -201,12 +201,4 @@ mod tests {
         assert!(((p1 + dp1).norm() - 1.2).abs() < 1e-6);
         assert_eq!(solve_strain_limit(p0, 0.0, p1, 0.0, 1.2), None);
     }
-
-    #[test]
-    fn the_gradient_matches_finite_differences() {
-        let x = [Vec3::new(0.1, 0.2, -0.3), Vec3::new(1.0, -0.4, 0.5)];
-        let c = |p: [Vec3; 2]| (p[0] - p[1]).norm() - 1.0;
-        let n = (x[0] - x[1]).normalize();
-        crate::constraints::assert_gradient(x, c, [n, -n], (1e-3, 1e-3));
-    }
 }
