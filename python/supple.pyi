@@ -165,6 +165,7 @@ class World:
         tear: Optional[float] = None,
         stretch_limit: Optional[float] = None,
         pin_collider: Optional[ColliderHandle] = None,
+        weld: Optional[float] = None,
     ) -> BodyHandle:
         """Adds a cloth: `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m), `mass` kg
         spread equally, `pins` vertex indices pinned; a stretch constraint on every triangle
@@ -175,7 +176,9 @@ class World:
         2012); `tear` is the strain past which an edge tears (the cloth must then be the
         world's last body); `stretch_limit` keeps every edge at most that fraction longer than
         its rest length (after the iterations of each substep); `pin_collider` carries the pins
-        on that collider's motion."""
+        on that collider's motion. Vertices closer than `weld` m share a particle (default
+        0.001 times the median edge; 0 welds none) and sliver triangles are collapsed;
+        positions, velocities and pins stay per vertex, in the given order."""
     def add_cloth_grid(
         self,
         resolution: Tuple[int, int],

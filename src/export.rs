@@ -260,6 +260,37 @@ impl From<&SolverParams> for Settings {
     }
 }
 
+/// How a body was made from its description, as reported.
+#[derive(Clone, Debug, Serialize)]
+pub struct BodyRecord {
+    /// The body's name.
+    pub name: String,
+    /// Its kind: `cloth`, `rope` or `soft_body`.
+    pub kind: &'static str,
+    /// Its vertices, as exported (for a cloth from a mesh, the file's).
+    pub vertices: usize,
+    /// Its particles.
+    pub particles: usize,
+    /// Vertices welded into another at the same point (a mesh cloth's seams).
+    pub welded_vertices: usize,
+    /// Triangles left out of the simulation (a mesh cloth's slivers, needles, degenerate or
+    /// repeated faces).
+    pub collapsed_triangles: usize,
+}
+
+impl From<&Body> for BodyRecord {
+    fn from(b: &Body) -> Self {
+        BodyRecord {
+            name: b.name.clone(),
+            kind: b.kind.name(),
+            vertices: b.vertex_count(),
+            particles: b.particles.len(),
+            welded_vertices: b.welded_vertices(),
+            collapsed_triangles: b.collapsed_triangles(),
+        }
+    }
+}
+
 /// The JSON report of a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -267,6 +298,8 @@ pub struct Report {
     pub scene: String,
     /// Solver settings.
     pub settings: Settings,
+    /// The bodies as built, in the world's order.
+    pub bodies: Vec<BodyRecord>,
     /// One record per frame, from frame 0.
     pub frames: Vec<FrameRecord>,
 }

@@ -84,7 +84,11 @@ pub struct SolverParams {
     /// Largest strain `|ℓ − d| / d` of any stretch constraint (cloth stretch and shear, rope
     /// segments, soft-body edges) before the run stops as diverging with
     /// [`SimError::Diverged`](crate::SimError::Diverged) (default 10: a body stretched to 11 times
-    /// its rest length is blowing up, not simulating).
+    /// its rest length is blowing up, not simulating). An edge shorter than 1/32 of its body's
+    /// rest size has its stretch measured against that length instead
+    /// ([`STRAIN_FLOOR`](crate::bodies::STRAIN_FLOOR)): a sliver's edge or an edge at the pins
+    /// of a fine cloth stretched far beyond its own length in a step that leaves the body's
+    /// shape as it was is not a blow-up.
     pub max_strain: Real,
 }
 

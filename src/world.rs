@@ -6,7 +6,7 @@ use crate::bodies::soft_body::SoftBodyDesc;
 #[cfg(doc)]
 use crate::bodies::soft_body::SoftBodyError;
 use crate::bodies::tear::Tearing;
-use crate::bodies::{Body, BodyKind};
+use crate::bodies::{Body, BodyKind, strain_floor};
 use crate::collision::{BodySurfaces, Carry, Collider, Motion, ParticlePairs, Shape};
 use crate::constraints::{ColliderPinSet, ConstraintSets};
 use crate::handles::{BodyHandle, ColliderHandle};
@@ -45,7 +45,8 @@ pub enum SimError {
         body: String,
         /// The frame that produced it.
         frame: u64,
-        /// Its largest strain `|ℓ − d| / d`.
+        /// Its largest strain `|ℓ − d| / max(d, floor)`, the floor being 1/32 of its rest size
+        /// ([`strain_floor`]).
         strain: Real,
         /// The limit, [`SolverParams::max_strain`].
         limit: Real,
@@ -108,6 +109,9 @@ pub struct World {
     near_colliders: (ParticleGroups, NearColliders),
     /// The tearing cloth, if any (the last body).
     pub(crate) tearing: Option<Tearing>,
+    /// Per body, the shortest length the divergence check measures stretch against, m
+    /// ([`strain_floor`]).
+    strain_floors: Vec<Real>,
 }
 
 impl World {
@@ -161,10 +165,15 @@ impl World {
         }
     }
 
-    /// Makes `collider`, if any, carry the pins `pins` (0-based within `body`, just built).
+    /// Makes `collider`, if any, carry the pinned vertices `pins` (0-based within `body`, just
+    /// built).
     fn carry_pins(&mut self, collider: Option<ColliderHandle>, body: &Body, pins: &[usize]) {
         if let Some(j) = collider {
-            for &k in pins {
+            let mut particles: Vec<usize> =
+                pins.iter().map(|&k| body.particle_of_vertex(k)).collect();
+            particles.sort_unstable();
+            particles.dedup();
+            for k in particles {
                 let i = body.particles.start + k;
                 let (x, c) = (self.particles.x[i], &self.colliders[j.index()]);
                 self.collider_pins.push(i as u32, x, j.index(), c);
@@ -253,6 +262,8 @@ impl World {
         }
         self.particle_pairs
             .set_self_collision(handle.0, self_collision);
+        let rest = &self.particles.x[body.particles.clone()];
+        self.strain_floors.push(strain_floor(rest));
         self.bodies.push(body);
         handle
     }
@@ -332,62 +343,68 @@ impl World {
         &self.colliders[handle.index()]
     }
 
-    /// Positions of the body's particles, m (for a soft body with tets, the lattice; its
-    /// rendered surface is [`Body::surface`]).
-    pub fn positions(&self, body: BodyHandle) -> &[Vec3] {
-        &self.particles.x[self.body(body).particles.clone()]
+    /// Positions of the body's vertices, m, in the order of its description ([`Body::vertices`]:
+    /// a cloth's mesh vertices, welded ones at their shared particle; a rope's particles; a
+    /// soft body's particles, for one with tets the lattice, whose rendered surface is
+    /// [`Body::surface`]).
+    pub fn positions(&self, body: BodyHandle) -> Vec<Vec3> {
+        self.body(body).vertices(&self.particles.x)
     }
 
-    /// Velocities of the body's particles, m/s.
-    pub fn velocities(&self, body: BodyHandle) -> &[Vec3] {
-        &self.particles.v[self.body(body).particles.clone()]
+    /// Velocities of the body's vertices, m/s, as [`World::positions`] orders them.
+    pub fn velocities(&self, body: BodyHandle) -> Vec<Vec3> {
+        self.body(body).vertices(&self.particles.v)
     }
 
-    /// Moves the body's particles to `positions` (one per particle, m), keeping their
-    /// velocities.
+    /// Moves the body's vertices to `positions` (one per vertex, m, as [`World::positions`]
+    /// orders them), keeping their velocities. Welded vertices share a particle, which takes
+    /// the position given last.
     pub fn set_positions(
         &mut self,
         body: BodyHandle,
         positions: &[Vec3],
     ) -> Result<(), WorldError> {
-        let range = self.points_of(body, positions, "positions")?;
-        self.particles.x[range.clone()].copy_from_slice(positions);
-        self.particles.p[range.clone()].copy_from_slice(positions);
-        self.particles.residual[range].fill(Vec3::zeros());
+        for i in self.particles_of(body, positions, "positions")? {
+            self.particles.residual[i] = Vec3::zeros();
+        }
+        let ps = &mut self.particles;
+        self.bodies[body.index()].scatter(positions, &mut ps.x);
+        self.bodies[body.index()].scatter(positions, &mut ps.p);
         Ok(())
     }
 
-    /// Sets the velocities of the body's particles (one per particle, m/s).
+    /// Sets the velocities of the body's vertices (one per vertex, m/s, as
+    /// [`World::positions`] orders them; welded vertices share the velocity given last).
     pub fn set_velocities(
         &mut self,
         body: BodyHandle,
         velocities: &[Vec3],
     ) -> Result<(), WorldError> {
-        let range = self.points_of(body, velocities, "velocities")?;
-        self.particles.v[range].copy_from_slice(velocities);
+        self.particles_of(body, velocities, "velocities")?;
+        self.bodies[body.index()].scatter(velocities, &mut self.particles.v);
         Ok(())
     }
 
     /// The body's particle range, once `values` is checked to hold one finite vector per
-    /// particle (an error at `key` otherwise).
-    fn points_of(
+    /// vertex (an error at `key` otherwise).
+    fn particles_of(
         &self,
         body: BodyHandle,
         values: &[Vec3],
         key: &str,
     ) -> Result<Range<usize>, WorldError> {
-        let range = self.body(body).particles.clone();
-        validate::check(values.len() == range.len(), key, || {
+        let body = self.body(body);
+        let n = body.vertex_count();
+        validate::check(values.len() == n, key, || {
             format!(
-                "has {} vectors: expected one per particle ({})",
-                values.len(),
-                range.len()
+                "has {} vectors: expected one per vertex ({n})",
+                values.len()
             )
         })?;
         for (k, v) in values.iter().enumerate() {
             validate::finite(v, &format!("{key}[{k}]"))?;
         }
-        Ok(range)
+        Ok(body.particles.clone())
     }
 
     /// Turns collisions between the body's own particles on or off.
@@ -395,8 +412,8 @@ impl World {
         self.particle_pairs.set_self_collision(body.0, on);
     }
 
-    /// Pins particle `i` of the body (0-based within the body) where it is: it no longer moves
-    /// until [`World::unpin`] or [`World::set_positions`] moves it.
+    /// Pins vertex `i` of the body (0-based, as [`World::positions`] orders them) where it is:
+    /// it no longer moves until [`World::unpin`] or [`World::set_positions`] moves it.
     pub fn pin(&mut self, body: BodyHandle, i: usize) -> Result<(), WorldError> {
         let k = self.particle_of(body, i)?;
         self.particles.inv_mass[k] = 0.0;
@@ -404,20 +421,22 @@ impl World {
         Ok(())
     }
 
-    /// Frees particle `i` of the body (0-based within the body), giving back its mass.
+    /// Frees vertex `i` of the body (0-based, as [`World::positions`] orders them), giving back
+    /// its mass.
     pub fn unpin(&mut self, body: BodyHandle, i: usize) -> Result<(), WorldError> {
         let k = self.particle_of(body, i)?;
         self.particles.inv_mass[k] = self.body(body).inv_mass;
         Ok(())
     }
 
-    /// The world index of particle `i` of `body`.
+    /// The world index of the particle of vertex `i` of `body`.
     fn particle_of(&self, body: BodyHandle, i: usize) -> Result<usize, WorldError> {
-        let range = self.body(body).particles.clone();
-        validate::check(i < range.len(), "particle", || {
-            format!("= {i}: expected a particle index in 0..{}", range.len())
+        let body = self.body(body);
+        let n = body.vertex_count();
+        validate::check(i < n, "particle", || {
+            format!("= {i}: expected a vertex index in 0..{n}")
         })?;
-        Ok(range.start + i)
+        Ok(body.particles.start + body.particle_of_vertex(i))
     }
 
     /// Sets the scripted motion of a collider from now on (zero: static).
@@ -572,38 +591,44 @@ impl World {
     }
 
     /// Fails with the first body that has a non-finite position, or else with the body of the
-    /// most stretched constraint when its strain is past [`SolverParams::max_strain`].
+    /// most stretched constraint when its strain is past [`SolverParams::max_strain`]: its
+    /// stretch `|ℓ − d|` over its rest length `d`, or over its body's [`strain_floor`] when `d`
+    /// is shorter, so that a short edge stretched a little in metres (a sliver's) stops nothing.
     fn check(&self) -> Result<(), SimError> {
         self.check_finite()?;
         let (ps, stretch) = (&self.particles, &self.constraints.stretch);
         let limit = self.params.max_strain;
-        // |ℓ − d| ≤ s d holds when (1 − s)² d² ≤ ℓ² ≤ (1 + s)² d²: no square root or division
-        // per constraint while every strain is within the limit, the usual case.
-        let (low, high) = ((1.0 - limit).max(0.0).powi(2), (1.0 + limit).powi(2));
-        let within = stretch
-            .ids()
-            .iter()
-            .zip(&stretch.rest)
-            .all(|(&[a, b], &d)| {
-                let l2 = (ps.x[a as usize] - ps.x[b as usize]).norm_squared();
-                let d2 = d * d;
-                low * d2 <= l2 && l2 <= high * d2
-            });
+        let measure = |c: usize| {
+            let [a, b] = stretch.ids()[c].map(|i| i as usize);
+            let d = stretch.rest[c];
+            let length = d.max(self.strain_floors[ps.body[a] as usize]);
+            ((ps.x[a] - ps.x[b]).norm_squared(), d, length)
+        };
+        // |ℓ − d| ≤ s L holds when max(d − s L, 0)² ≤ ℓ² ≤ (d + s L)²: no square root or
+        // division per constraint while every strain is within the limit, the usual case.
+        let within = (0..stretch.len()).all(|c| {
+            let (l2, d, length) = measure(c);
+            let (low, high) = ((d - limit * length).max(0.0), d + limit * length);
+            low * low <= l2 && l2 <= high * high
+        });
         let worst = (!within)
             .then(|| {
                 (0..stretch.len())
-                    .map(|c| (c, stretch.strain(&ps.x, c).abs()))
+                    .map(|c| {
+                        let (l2, d, length) = measure(c);
+                        (c, (l2.sqrt() - d).abs() / length)
+                    })
                     .max_by(|a, b| a.1.total_cmp(&b.1))
             })
             .flatten();
         match worst {
-            Some((c, strain)) if strain > self.params.max_strain => {
+            Some((c, strain)) if strain > limit => {
                 let body = ps.body[stretch.ids()[c][0] as usize] as usize;
                 Err(SimError::Diverged {
                     body: self.bodies[body].name.clone(),
                     frame: self.frame,
                     strain,
-                    limit: self.params.max_strain,
+                    limit,
                 })
             }
             _ => Ok(()),

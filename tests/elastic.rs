@@ -507,7 +507,7 @@ fn simulated_clamped_strip_reaches_its_hinge_statics() {
         let rest = world.positions(body).to_vec();
         let statics = hinge_statics(&world, 3);
         world.step_frames(frames).unwrap();
-        let drop = tip_drop(world.positions(body), 3, &rest);
+        let drop = tip_drop(&world.positions(body), 3, &rest);
         assert!(
             ((drop - statics) / statics).abs() < 0.01,
             "{n} rows: tip drop {drop} m, hinge statics {statics} m"
@@ -534,7 +534,7 @@ fn isometric_strip_reaches_the_statics_of_its_dihedral_twin() {
     assert!(world.constraints().dihedral.is_empty() && !world.constraints().isometric.is_empty());
     let rest = world.positions(body).to_vec();
     world.step_frames(240).unwrap();
-    let drop = tip_drop(world.positions(body), 3, &rest);
+    let drop = tip_drop(&world.positions(body), 3, &rest);
     eprintln!("isometric tip drop {drop} m, dihedral statics {statics} m");
     assert!(
         ((drop - statics) / statics).abs() < 0.01,

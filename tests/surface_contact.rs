@@ -51,7 +51,7 @@ shape = "plane"
     parse_scene(&scene, &at).unwrap()
 }
 
-fn positions<'a>(world: &'a World, name: &str) -> &'a [Vec3] {
+fn positions(world: &World, name: &str) -> Vec<Vec3> {
     world.positions(world.body_named(name).unwrap())
 }
 
@@ -71,8 +71,8 @@ fn center(world: &World) -> Vec3 {
 /// pin to middle along a diagonal, must stretch that diagonal by 10% on average; the hammock's
 /// stretch is rigid.
 fn ends_over_the_hammock(world: &World, what: &str) {
-    let (c, body) = (center(world), lowest(positions(world, "body")));
-    let cloth = lowest(positions(world, "hammock"));
+    let (c, body) = (center(world), lowest(&positions(world, "body")));
+    let cloth = lowest(&positions(world, "hammock"));
     assert!(
         c.x.abs() < 0.75 && c.z.abs() < 0.75 && body > 0.0 && cloth > 0.5,
         "{what}: the body ended at {c}, lowest {body} m, the hammock's lowest at {cloth} m"
@@ -147,7 +147,7 @@ fn run_measuring(world: &mut World, frames: u32, w: u32, what: &str) -> Late {
     for frame in 0..frames {
         world.step().unwrap();
         if world.body_named("body").is_some() {
-            let (c, cloth) = (center(world), lowest(positions(world, "hammock")));
+            let (c, cloth) = (center(world), lowest(&positions(world, "hammock")));
             assert!(
                 c.y > cloth,
                 "{what}: at frame {frame} the body's centre is at {c}, below the hammock ({cloth} m)"
@@ -323,7 +323,7 @@ fn an_elastic_hammock_under_a_heavy_body_sags_as_a_membrane() {
     for _ in 0..150 {
         world.step().unwrap();
     }
-    let sag = 1.0 - lowest(positions(&world, "hammock"));
+    let sag = 1.0 - lowest(&positions(&world, "hammock"));
     assert!(
         estimate <= sag && sag <= 2.0 * estimate,
         "sag {sag} m, membrane estimate {estimate} m"

@@ -389,7 +389,7 @@ impl World {
     }
 
     /// Adds a cloth made of `triangles` (int, (m, 3)) over `vertices` (float, (n, 3), m).
-    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, stretch_limit=None, pin_collider=None))]
+    #[pyo3(signature = (vertices, triangles, mass, *, name=None, pins=None, stretch=None, bend=None, bend_kind=None, thickness=0.01, damping=0.0, drag=0.0, lift=0.0, long_range=false, self_collision=false, shape=None, tear=None, stretch_limit=None, pin_collider=None, weld=None))]
     fn add_cloth(
         &self,
         py: Python<'_>,
@@ -411,11 +411,13 @@ impl World {
         tear: Option<f32>,
         stretch_limit: Option<f32>,
         pin_collider: Option<&Bound<'_, ColliderHandle>>,
+        weld: Option<f32>,
     ) -> PyResult<BodyHandle> {
         let positions = points(vertices, "vertices")?;
         let n = positions.len();
         let triangles = convert::triangles(triangles, "triangles", n)?;
         let mut desc = ClothDesc::mesh(positions, triangles, mass);
+        desc.weld = weld;
         desc.pin = pins
             .unwrap_or_default()
             .into_iter()

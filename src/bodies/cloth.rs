@@ -1,16 +1,19 @@
 //! Cloth: from a rectangular grid or from any triangle mesh.
 
 use super::tear::Tear;
-use super::{Body, BodyKind, MAX_PARTICLES};
+use super::{Body, BodyKind, MAX_PARTICLES, VertexMap};
 use crate::constraints::bending::dihedral_angle_and_gradient;
 use crate::constraints::isometric::{isometric_curvature, isometric_weights};
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::handles::ColliderHandle;
 use crate::math::{Quat, Real, Vec3};
+use crate::mesh::prepare::prepare;
 use crate::mesh::topology::{edges, triangle_pairs};
 use crate::particles::ParticleSet;
 use crate::shape_matching::ClusterMaterial;
-use crate::solver::schedule::{batch_fill, order_for_batches, order_grid_edges, order_in_runs};
+use crate::solver::schedule::{
+    batch_fill, order_for_batches, order_grid_edges, order_in_runs, order_mesh_in_runs,
+};
 use crate::validate::{self, BuildError, Checked};
 use std::collections::HashMap;
 
@@ -227,6 +230,13 @@ pub struct ClothDesc {
     /// length (a fraction ≥ 0, e.g. 0.1 for 10%; see
     /// [`strain_limit`](crate::constraints::strain_limit)).
     pub stretch_limit: Option<Real>,
+    /// Weld tolerance of a mesh cloth, m: vertices closer than this share a particle, which
+    /// sews the seams of a garment exported panel by panel (default `None`:
+    /// [`WELD`](crate::mesh::prepare::WELD) times the mesh's median edge; 0: none). The mesh's
+    /// sliver triangles are collapsed and its particles numbered for locality whatever the
+    /// tolerance (see [`prepare`]); positions, pins and exports keep the mesh's vertices. A grid
+    /// cloth and a tearing cloth keep their vertices as they are.
+    pub weld: Option<Real>,
 }
 
 /// Which way a grid cloth lies.
@@ -262,6 +272,7 @@ impl ClothDesc {
             long_range: false,
             tear: None,
             stretch_limit: None,
+            weld: None,
         }
     }
 
@@ -377,6 +388,9 @@ impl ClothDesc {
         if let Some(limit) = self.stretch_limit {
             validate::non_negative(limit, "stretch_limit")?;
         }
+        if let Some(weld) = self.weld {
+            validate::non_negative(weld, "weld")?;
+        }
         match &self.bend {
             Some((bend, BendKind::CrossDistance)) => validate::stiffness_not_elastic(
                 bend,
@@ -432,19 +446,37 @@ impl ClothDesc {
         cs: &mut ConstraintSets,
         body_index: u32,
     ) -> Body {
-        let (positions, triangles) = (&self.positions, &self.triangles);
         let start = ps.len();
-        let inv_mass = positions.len() as Real / self.mass;
-        for (i, &x) in positions.iter().enumerate() {
-            let w = if self.pin.contains(&i) { 0.0 } else { inv_mass };
+        let prepared = self
+            .is_prepared()
+            .then(|| prepare(&self.positions, &self.triangles, self.weld, true));
+        let (rest, triangles) = match &prepared {
+            Some(p) => (&p.rest, &p.triangles),
+            None => (&self.positions, &self.triangles),
+        };
+        let particle = |v: usize| {
+            prepared
+                .as_ref()
+                .map_or(v, |p| p.particle_of_vertex[v] as usize)
+        };
+        let mut pins: Vec<usize> = self.pin.iter().map(|&v| particle(v)).collect();
+        pins.sort_unstable();
+        pins.dedup();
+        let inv_mass = rest.len() as Real / self.mass;
+        for (i, &x) in rest.iter().enumerate() {
+            let w = if pins.binary_search(&i).is_ok() {
+                0.0
+            } else {
+                inv_mass
+            };
             ps.push(x, w, self.thickness, body_index);
         }
-        self.add_constraints(start, positions, triangles, None, cs);
+        self.add_constraints(start, rest, triangles, None, &pins, cs);
         Body {
             name,
             kind: BodyKind::Cloth,
             particles: start..ps.len(),
-            triangles: triangles.clone(),
+            triangles: self.triangles.clone(),
             damping: self.damping,
             drag: self.drag,
             lift: self.lift,
@@ -452,7 +484,23 @@ impl ClothDesc {
             tets: Vec::new(),
             rest_volume: 0.0,
             inv_mass,
+            vertex_map: prepared.map(|p| VertexMap {
+                particle: p.particle_of_vertex,
+                triangles: p.triangles,
+                welded: p.welded,
+                collapsed: p.collapsed,
+            }),
         }
+    }
+}
+
+impl ClothDesc {
+    /// Whether the cloth's particles are made from its vertices by
+    /// [`prepare`](crate::mesh::prepare::prepare): a mesh cloth's are, unless it tears. A grid
+    /// is in order already and has no seams; a tearing cloth grows from the file's vertices as
+    /// they are.
+    fn is_prepared(&self) -> bool {
+        self.grid_columns.is_none() && self.tear.is_none()
     }
 }
 
@@ -467,13 +515,15 @@ impl ClothDesc {
     /// (local indices) over `triangles`: a stretch constraint on every edge (shear on a grid's
     /// diagonals), the tethers and the bending of every pair of triangles sharing an edge.
     /// `origin` gives each vertex the vertex of the description it was split from by tearing
-    /// (`None`: the description's own vertices), which tells a grid's diagonals.
+    /// (`None`: the description's own vertices), which tells a grid's diagonals; the tethers
+    /// hold to the particles `pins` (local indices).
     pub(crate) fn add_constraints(
         &self,
         start: usize,
         rest: &[Vec3],
         triangles: &[[u32; 3]],
         origin: Option<&[u32]>,
+        pins: &[usize],
         cs: &mut ConstraintSets,
     ) {
         let at = |local: u32| start as u32 + local;
@@ -491,14 +541,16 @@ impl ClothDesc {
         // The edges of a grid whose cells are split alike go row by row in runs (see
         // `order_grid_edges`), whose sweep carries the pins' load through the cloth in one
         // Gauss-Seidel pass; a grid with alternating diagonals keeps its build order (cell by
-        // cell, also row by row), and a mesh its file order when it fills the batches (a grid
-        // written row by row). A file order that chains neighbours leaves the batches nearly
-        // empty, and is ordered for full batches instead.
-        let in_order = |ids: Vec<[u32; 2]>| match self.grid_columns.is_none()
-            && batch_fill(&ids) < MIN_MESH_FILL
-        {
-            true => order_for_batches(ids),
-            false => ids,
+        // cell, also row by row). A mesh's particles are numbered for locality, and its edges
+        // go in runs along that numbering's rows of about √n particles. A tearing cloth keeps
+        // its file order when it fills the batches (a grid written row by row); a file order
+        // that chains neighbours leaves the batches nearly empty, and is ordered for full
+        // batches instead.
+        let row = (rest.len() as f64).sqrt().ceil() as u32;
+        let in_order = |ids: Vec<[u32; 2]>| match self.grid_columns {
+            None if self.is_prepared() => order_mesh_in_runs(ids, row),
+            None if batch_fill(&ids) < MIN_MESH_FILL => order_for_batches(ids),
+            _ => ids,
         };
         let all = edges(triangles);
         // Both ways of splitting a cell occur: the diagonals alternate.
@@ -533,7 +585,7 @@ impl ClothDesc {
             }
         }
         if self.long_range {
-            cs.tether.add_body(start, rest, &edges, &self.pin);
+            cs.tether.add_body(start, rest, &edges, pins);
             cs.tether.check();
         }
         if let Some((stiffness, kind)) = self.bend {
@@ -881,11 +933,13 @@ mod tests {
         desc.validate().unwrap();
         let body = desc.build("c".into(), &mut ps, &mut cs, 0);
         assert_eq!(body.particles, 0..16);
-        assert_eq!(ps.inv_mass[0], 0.0);
-        assert!(
-            (ps.inv_mass[1] - 10.0).abs() < 1e-5,
-            "16 particles share 1.6 kg"
-        );
+        for v in 0..16 {
+            let w = ps.inv_mass[body.particle_of_vertex(v)];
+            match v {
+                0 | 3 => assert_eq!(w, 0.0, "vertex {v} is pinned"),
+                _ => assert!((w - 10.0).abs() < 1e-5, "16 particles share 1.6 kg"),
+            }
+        }
         // 3x3 quads: 24 horizontal/vertical edges + 9 diagonals; 9 + 12 interior edges pair triangles.
         assert_eq!(cs.stretch.len(), 33);
         assert_eq!(cs.bend_distance.len(), 21);

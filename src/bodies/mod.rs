@@ -86,17 +86,111 @@ pub struct Body {
     /// Inverse mass of each of the body's particles when it is not pinned, 1/kg (a body's mass
     /// is spread equally over its particles).
     pub inv_mass: Real,
+    /// The particles of a mesh cloth's vertices, when they are not its vertices in order (see
+    /// [`prepare`](crate::mesh::prepare::prepare)); `None`: vertex k is particle k.
+    pub(crate) vertex_map: Option<VertexMap>,
+}
+
+/// The particles of a mesh cloth's vertices: welded vertices share a particle, and the
+/// particles are numbered for locality.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct VertexMap {
+    /// The particle (0-based within the body) of each vertex.
+    pub particle: Vec<u32>,
+    /// The triangles over particles (0-based within the body), without those collapsed.
+    pub triangles: Vec<[u32; 3]>,
+    /// Vertices welded into another at the same point (seams).
+    pub welded: usize,
+    /// Triangles left out of the simulation (slivers, needles, degenerate or repeated faces).
+    pub collapsed: usize,
+}
+
+/// The share of a body's rest size (the diagonal of the box around its rest positions) that
+/// is the shortest length the divergence check measures stretch against: a stretch smaller
+/// than 1/32 of the body is a detail of its shape (a sliver triangle's edge pulled to sixty
+/// times its length, the few edges at the pins of a fine cloth that the iterations leave far
+/// from converged), while a body blowing up stretches edges across a good part of itself.
+pub const STRAIN_FLOOR: Real = 1.0 / 32.0;
+
+/// [`STRAIN_FLOOR`] times the diagonal of the box around `rest`, m.
+pub(crate) fn strain_floor(rest: &[Vec3]) -> Real {
+    let Some(&first) = rest.first() else {
+        return 0.0;
+    };
+    let (lo, hi) = rest
+        .iter()
+        .fold((first, first), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+    STRAIN_FLOOR * (hi - lo).norm()
 }
 
 impl Body {
     /// The vertices of the body's surface at world positions `x`, m: the skinned surface of a
-    /// soft body with tets, the body's particles otherwise.
+    /// soft body with tets, the vertices of a cloth's mesh (see [`Body::vertices`]), the body's
+    /// particles otherwise.
     pub fn surface(&self, x: &[Vec3]) -> Vec<Vec3> {
-        let x = &x[self.particles.clone()];
         match &self.skin {
-            Some(skin) => skin.skin(x),
+            Some(skin) => skin.skin(&x[self.particles.clone()]),
+            None => self.vertices(x),
+        }
+    }
+
+    /// The values `x` (one per world particle) of the body's vertices, in the order of the
+    /// mesh it was built from: welded vertices of a cloth give their particle's value. For a
+    /// rope and a soft body, its particles' values.
+    pub fn vertices<T: Copy>(&self, x: &[T]) -> Vec<T> {
+        let x = &x[self.particles.clone()];
+        match &self.vertex_map {
+            Some(map) => map.particle.iter().map(|&i| x[i as usize]).collect(),
             None => x.to_vec(),
         }
+    }
+
+    /// Writes `values` (one per vertex, [`Body::vertices`]) to the body's particles in `x` (one
+    /// per world particle): a particle of welded vertices takes the value of the last.
+    pub(crate) fn scatter<T: Copy>(&self, values: &[T], x: &mut [T]) {
+        let x = &mut x[self.particles.clone()];
+        match &self.vertex_map {
+            Some(map) => {
+                for (&i, &value) in map.particle.iter().zip(values) {
+                    x[i as usize] = value;
+                }
+            }
+            None => x.copy_from_slice(values),
+        }
+    }
+
+    /// Vertices of a mesh cloth welded into another at the same point (its seams; 0 for other
+    /// bodies).
+    pub fn welded_vertices(&self) -> usize {
+        self.vertex_map.as_ref().map_or(0, |map| map.welded)
+    }
+
+    /// Triangles of a mesh cloth left out of the simulation: slivers and needles collapsed,
+    /// degenerate or repeated faces (0 for other bodies). They are still exported.
+    pub fn collapsed_triangles(&self) -> usize {
+        self.vertex_map.as_ref().map_or(0, |map| map.collapsed)
+    }
+
+    /// The number of the body's vertices ([`Body::vertices`]).
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_map
+            .as_ref()
+            .map_or(self.particles.len(), |map| map.particle.len())
+    }
+
+    /// The particle (0-based within the body) of vertex `k` (< [`Body::vertex_count`]).
+    pub fn particle_of_vertex(&self, k: usize) -> usize {
+        self.vertex_map
+            .as_ref()
+            .map_or(k, |map| map.particle[k] as usize)
+    }
+
+    /// The triangles over the body's particles (0-based within the body): those of a cloth's
+    /// mesh without the collapsed ones, numbered as its particles, or [`Body::triangles`].
+    pub fn particle_triangles(&self) -> &[[u32; 3]] {
+        self.vertex_map
+            .as_ref()
+            .map_or(&self.triangles, |map| &map.triangles)
     }
 
     /// Volume at world positions `x`, m³: the total tet volume of a body with tets, the

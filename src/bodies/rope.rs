@@ -178,6 +178,7 @@ impl RopeDesc {
             tets: Vec::new(),
             rest_volume: 0.0,
             inv_mass,
+            vertex_map: None,
         }
     }
 }

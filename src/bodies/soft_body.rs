@@ -267,6 +267,7 @@ impl SoftBodyDesc {
             tets: Vec::new(),
             rest_volume: 0.0,
             inv_mass: count as Real / self.mass,
+            vertex_map: None,
         }
     }
 }

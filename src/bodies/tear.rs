@@ -156,8 +156,14 @@ impl Tearing {
             .map(|&o| self.desc.positions[o as usize])
             .collect();
         let triangles = &body.triangles;
-        self.desc
-            .add_constraints(start, &rest, triangles, Some(&self.origin), cs);
+        self.desc.add_constraints(
+            start,
+            &rest,
+            triangles,
+            Some(&self.origin),
+            &self.desc.pin,
+            cs,
+        );
         true
     }
 }

@@ -2,7 +2,7 @@
 
 use super::SolverOverrides;
 use crate::export::usd::UsdWriter;
-use crate::export::{FrameRecord, Report, export_frame};
+use crate::export::{BodyRecord, FrameRecord, Report, export_frame};
 use crate::scene::{Scene, load_scene};
 use crate::stats::FrameStats;
 use clap::Args;
@@ -104,6 +104,19 @@ pub fn set_threads(args: &RunOutput) -> anyhow::Result<()> {
 /// Runs a loaded scene as `args` say: a screenshot, an animation, headless, or in the window.
 pub fn run_scene(mut scene: Scene, args: &RunOutput) -> anyhow::Result<()> {
     args.solver.apply(&mut scene.world.params);
+    for body in scene.world.bodies() {
+        let (welded, collapsed) = (body.welded_vertices(), body.collapsed_triangles());
+        if welded + collapsed > 0 {
+            eprintln!(
+                "{} '{}': welded {welded} of its {} vertices into seams and collapsed {collapsed} \
+                 sliver or degenerate triangles ({} particles)",
+                body.kind.name(),
+                body.name,
+                body.vertex_count(),
+                body.particles.len()
+            );
+        }
+    }
     if let Some(path) = &args.screenshot {
         return screenshot(
             scene,
@@ -280,6 +293,7 @@ pub fn run_headless(
         Report {
             scene: name,
             settings: (&world.params).into(),
+            bodies: world.bodies().iter().map(BodyRecord::from).collect(),
             frames: records,
         }
         .write(path)?;

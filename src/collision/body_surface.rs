@@ -91,7 +91,7 @@ impl BodySurface {
         let mut surface = BodySurface {
             body: index,
             corners,
-            triangles: body.triangles.clone(),
+            triangles: body.particle_triangles().to_vec(),
             two_sided: body.kind == BodyKind::Cloth,
             ..Default::default()
         };

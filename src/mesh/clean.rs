@@ -127,7 +127,7 @@ pub fn clean(mesh: &TriMesh, weld_tolerance: Real) -> (TriMesh, CleanReport) {
 /// closer than the tolerance lies in one of the 27 cells around a query point. Vertices are
 /// visited in order and compared with kept vertices only, which makes the result independent
 /// of hashing and keeps the first vertex of each cluster.
-fn weld(positions: &[Vec3], tolerance: Real) -> Vec<u32> {
+pub(crate) fn weld(positions: &[Vec3], tolerance: Real) -> Vec<u32> {
     let mut representative: Vec<u32> = (0..positions.len() as u32).collect();
     if !tolerance.is_finite() || tolerance <= 0.0 {
         return representative;

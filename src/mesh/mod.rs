@@ -4,6 +4,7 @@
 pub mod clean;
 pub mod generate;
 pub mod obj;
+pub mod prepare;
 pub mod skinning;
 pub mod tetrahedralize;
 pub mod topology;

@@ -242,6 +242,7 @@ fn cloth(
         }
         (Some(res), None) => {
             mesh_only(c.scale.is_some(), "scale")?;
+            mesh_only(c.weld.is_some(), "weld")?;
             let nx = ctx.count(res[0], &key.key("resolution"), 2)?;
             let nz = ctx.count(res[1], &key.key("resolution"), 2)?;
             let orientation = match c.orientation.as_deref().unwrap_or("horizontal") {
@@ -310,6 +311,7 @@ fn cloth(
             }
             ClothDesc {
                 pin,
+                weld: c.weld,
                 ..ClothDesc::mesh(x, mesh.triangles, c.mass)
             }
         }

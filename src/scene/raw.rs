@@ -202,6 +202,7 @@ pub(super) struct RawCloth {
     pub(super) long_range: bool,
     pub(super) tear: Option<RawTear>,
     pub(super) stretch_limit: Option<Real>,
+    pub(super) weld: Option<Real>,
 }
 
 /// Tearing of a cloth: `{ strain }`.

@@ -369,6 +369,27 @@ pub fn order_in_runs(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
     sorted_lowest_first(ids, |lo, hi| (lo / columns, hi - lo, lo))
 }
 
+/// The pairs `ids` of a mesh whose particles are numbered for locality (see
+/// [`prepare`](crate::mesh::prepare::prepare)) in runs for [`schedule`], as [`order_in_runs`]
+/// puts a grid's: each written lowest id first, sorted by block of `columns` consecutive lowest
+/// ids, in a block by the step `δ` between the two ids, then for `δ < LANES` by the parity of
+/// `lowest / δ` (so that the pairs of a run share no particle), then by the lowest id. Where the
+/// numbering runs along rows (as Cuthill-McKee does along a grid's diagonals), the pairs of a
+/// row with one step make a run, and [`schedule`] cuts it into full batches whose particles lie
+/// side by side.
+pub fn order_mesh_in_runs(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
+    let columns = columns.max(1);
+    sorted_lowest_first(ids, |lo, hi| {
+        let step = hi - lo;
+        let parity = if (step as usize) < LANES {
+            (lo / step.max(1)) % 2
+        } else {
+            0
+        };
+        (lo / columns, step, parity, lo)
+    })
+}
+
 /// The edges `ids` of a grid of `columns` particles per row (particle `i + j columns`), each
 /// written lowest id first, in runs for [`schedule`] (see [`order_in_runs`]), row of cells by
 /// row of cells as the grid's build order takes them: the cells' diagonals, then the edges

@@ -118,7 +118,7 @@ unsafe fn accumulate_wind_avx(ps: &mut ParticleSet, body: &Body, field: &WindFie
 fn accumulate_wind_as<V: Batch>(ps: &mut ParticleSet, body: &Body, field: &WindField) {
     let s = body.particles.start;
     let (drag, lift) = (body.drag, body.lift);
-    let triangles = body.triangles.chunks_exact(LANES);
+    let triangles = body.particle_triangles().chunks_exact(LANES);
     let tail = triangles.remainder();
     for tris in triangles {
         let zero = V::splat(0.0);
