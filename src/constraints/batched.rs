@@ -18,7 +18,7 @@
 
 use super::family::{FamilyData, FamilyKind, project_one};
 use super::stiffness::Coeffs;
-use crate::math::{LaneVec, Real, Vec3};
+use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::drivers::{self, Correction, Kernel, Walk};
 use crate::solver::simd::{self, Batch, Pair, TABLE, gather_vec3};
 use crate::solver::{LANES, Slot, View};
@@ -97,7 +97,9 @@ fn padded<T: Copy>(a: &[T]) -> [T; LANES] {
 /// `PAIR`, two consecutive full batches that share no particle projected at once as [`Pair`]s
 /// `P` (see [`Batched::walk`]). The particles of a full batch whose slots come in pairs
 /// ([`FamilyData::paired`]) are loaded and stored a pair at a time ([`Batch::gather_paired`]).
-struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool> {
+/// When `HARD`, every material of the family is [`hard`], and the walk projects with those
+/// coefficients as constants.
+struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool, const HARD: bool> {
     data: &'d FamilyData<'a, K, Kind>,
     /// The coefficients of every lane when all the family's materials have the same.
     uniform: Option<Coeffs<V>>,
@@ -111,8 +113,16 @@ struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool> {
     pair: std::marker::PhantomData<fn() -> P>,
 }
 
-impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool>
-    Batched<'d, 'a, K, Kind, V, P, PAIR>
+impl<
+    'd,
+    'a,
+    const K: usize,
+    Kind: FamilyKind<K>,
+    V: Batch,
+    P: Pair<V>,
+    const PAIR: bool,
+    const HARD: bool,
+> Batched<'d, 'a, K, Kind, V, P, PAIR, HARD>
 {
     #[inline(always)]
     fn new(data: &'d FamilyData<'a, K, Kind>) -> Self {
@@ -175,8 +185,8 @@ impl<'d, 'a, const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PA
     }
 }
 
-impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool>
-    Batched<'_, '_, K, Kind, V, P, PAIR>
+impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool, const HARD: bool>
+    Batched<'_, '_, K, Kind, V, P, PAIR, HARD>
 {
     /// [`Kernel::walk_batches`]: projects the batches of `w` in order, each with
     /// [`Batched::project_lanes`] (a batch of one with [`drivers::project_one`], the same
@@ -450,7 +460,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     /// [`Coeffs::kept`]) into `out`; a rigid family keeps none.
     #[inline(always)]
     fn keep(&self, out: &mut [Real; LANES], lambda: V, k: &Coeffs<V>, delta_lambda: V) {
-        if !self.rigid {
+        if !(HARD || self.rigid) {
             *out = (lambda + k.kept(delta_lambda)).to_array();
         }
     }
@@ -525,12 +535,13 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
             true => unsafe { lane_weights::<V>(data.weights, lanes.clone()) },
             false => [zero; 4],
         };
-        let k = match self.uniform {
-            Some(k) => k,
-            None => self.lane_coeffs(&data.mat[lanes]),
+        let k = match (HARD, self.uniform) {
+            (true, _) => hard(),
+            (false, Some(k)) => k,
+            (false, None) => self.lane_coeffs(&data.mat[lanes]),
         };
         // A rigid family's multipliers stay 0 (see `Coeffs::kept`).
-        let lambda = if self.rigid {
+        let lambda = if HARD || self.rigid {
             zero
         } else {
             V::from_array(*lambda)
@@ -681,9 +692,10 @@ fn full(lambda: &mut [Real]) -> &mut [Real; LANES] {
 }
 
 /// [`Kernel::walk_batches`] with the family's batches projected as vectors `V`, two at once as
-/// `P` when `PAIR` and the kind's [`FamilyKind::pairs`] says so for `P` and the family. The
-/// choice is made once for the walk, between two builds of it, so that a walk that does not pair
-/// carries no test for it per batch.
+/// `P` when `PAIR` and the kind's [`FamilyKind::pairs`] says so for `P` and the family, with
+/// [`hard`] coefficients as constants when every material of the family [`is_hard`]. Both
+/// choices are made once for the walk, between four builds of it, so that a walk carries no test
+/// for them per batch.
 ///
 /// # Safety
 /// The contract of [`Kernel::walk_batches`].
@@ -700,17 +712,43 @@ unsafe fn walk_batches_as<
     walk: &mut Walk,
     v: &View,
 ) {
-    // SAFETY (both arms): forwarded from the caller.
+    let pair = PAIR && Kind::pairs(P::SPLIT, data.any_paired);
+    let hard = !DAMPED && data.coeffs.iter().all(is_hard);
+    // SAFETY (every arm): forwarded from the caller.
     unsafe {
-        match PAIR && Kind::pairs(P::SPLIT, data.any_paired) {
-            true => {
-                Batched::<K, Kind, V, P, true>::new(data).walk::<DAMPED>(walk, v);
+        match (pair, hard) {
+            (true, true) => Batched::<K, Kind, V, P, true, true>::new(data).walk::<DAMPED>(walk, v),
+            (true, false) => {
+                Batched::<K, Kind, V, P, true, false>::new(data).walk::<DAMPED>(walk, v)
             }
-            false => {
-                Batched::<K, Kind, V, P, false>::new(data).walk::<DAMPED>(walk, v);
+            (false, true) => {
+                Batched::<K, Kind, V, P, false, true>::new(data).walk::<DAMPED>(walk, v)
+            }
+            (false, false) => {
+                Batched::<K, Kind, V, P, false, false>::new(data).walk::<DAMPED>(walk, v)
             }
         }
     }
+}
+
+/// The coefficients of a hard material: XPBD of compliance 0 without damping, or PBD with
+/// `k = 1` (`α̃ = 0`, `γ = 0`, `scale = 1`).
+#[inline(always)]
+fn hard<T: Lanes>() -> Coeffs<T> {
+    Coeffs {
+        alpha_tilde: T::splat(0.0),
+        gamma: T::splat(0.0),
+        scale: T::splat(1.0),
+    }
+}
+
+/// Whether `k` holds the very bits of [`hard`]'s coefficients, so that a walk that takes them as
+/// constants ([`Batched`] when `HARD`) computes what it would from `k`, to the bit: with them
+/// known, the compiler drops the multiplications by 1 and the multipliers (a hard material keeps
+/// none, see [`Coeffs::kept`]), and the walk holds three vectors fewer in its registers.
+fn is_hard(k: &Coeffs) -> bool {
+    let bits = |k: &Coeffs| [k.alpha_tilde, k.gamma, k.scale].map(Real::to_bits);
+    bits(k) == bits(&hard())
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
