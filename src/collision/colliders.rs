@@ -266,10 +266,11 @@ impl Shape {
 
     /// Signed distance from `p` to the surface (negative inside), m, and the outward unit normal
     /// of the nearest surface point.
-    // Inlined: in a build where it was a call, its sphere arm squared four lanes of which two
-    // held the bytes after the radius, a subnormal there, and each call waited on a microcode
-    // assist (on Zen 3 the `curtain` scene took 15% longer per frame).
-    #[inline]
+    // Always inlined: in a build where it was a call, its sphere arm squared four lanes of
+    // which two held the bytes after the radius, a subnormal there, and each call waited on a
+    // microcode assist (on Zen 3 the `curtain` scene took 15% longer per frame, and `twist`
+    // spent 12% of its frame in the call where contact generation called it directly).
+    #[inline(always)]
     pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
         match self {
             Shape::Plane { point, normal } => (normal.dot(&(p - point)), *normal),
