@@ -52,7 +52,7 @@ fn workload_w_at_64_after_60_frames() {
 fn shipped_scenes_after_60_frames() {
     let expected: [(&str, u64); 9] = [
         ("flag", 0xb6ea_4034_b2e7_604c),
-        ("folds", 0x5a59_298b_55d0_cb8a),
+        ("folds", 0x366d_14ac_e364_fd2c),
         ("cloth_on_mesh", 0x4451_c413_721c_6718),
         ("soft-models", 0x6177_a07b_5743_a159),
         ("soft-hammock", 0x35fb_f5e9_64ea_e907),

@@ -29,7 +29,7 @@ pub struct ParticlePairs {
     /// The grid of the last search.
     hash: SpatialHash,
     /// The pairs that can come within their margin while no particle leaves its skin, in
-    /// increasing order of `a`.
+    /// increasing order of `a`, then of `b`.
     candidates: Vec<Candidate>,
     /// Predicted positions at the last search, m (empty: search at the next call).
     anchor: Vec<Vec3>,
@@ -76,7 +76,7 @@ impl ParticlePairs {
     /// Calls `f(a, b, d)` once for every pair `a < b` that may collide, is not pinned on both
     /// sides, and whose predicted positions `p` are closer than `margin · d` (and, in one body,
     /// closer than at rest), with `d = (r_a + r_b) / 2` the pair's contact distance (m) and
-    /// `margin ≥ 1`, in increasing order of `a`.
+    /// `margin ≥ 1`, in increasing order of `a`, then of `b`.
     ///
     /// The pairs are taken from a candidate list, which is searched again only when a particle
     /// has moved farther than its skin `SKIN · r` from where it was at the last search, relative
@@ -136,6 +136,7 @@ impl ParticlePairs {
         let mut candidates = std::mem::take(&mut self.candidates);
         for a in (0..ps.len()).filter(|&a| pairable[a]) {
             let (pa, ra, body) = (ps.p[a], ps.radius[a], ps.body[a]);
+            let first = candidates.len();
             hash.for_each_near(&pa, reach, a as u32 + 1, |b, pb| {
                 let b = b as usize;
                 // Below `reach²`, as the hash tested.
@@ -161,6 +162,8 @@ impl ParticlePairs {
                     under2: (margin * d).powi(2).min(rest2),
                 });
             });
+            // The grid lists them cell by cell: the contacts follow `b`, whatever the cells.
+            candidates[first..].sort_unstable_by_key(|c| c.b);
         }
         self.candidates = candidates;
         self.hash = hash;

@@ -1,76 +1,92 @@
-//! A dense spatial hash for particle neighbour queries, rebuilt from scratch at every search of
-//! candidate pairs ([`ParticlePairs`](super::ParticlePairs)).
+//! A spatial hash for particle neighbour queries, rebuilt from scratch at every search of
+//! candidate pairs ([`ParticlePairs`](super::ParticlePairs)), whose hash is the cell's index
+//! in a dense grid over the box around the points.
 //!
-//! Space is cut into cubic cells of side `spacing`; cell `(i, j, k)` hashes into a table of
-//! `2 n` buckets with `(92837111 i) ⊕ (689287499 j) ⊕ (283923481 k) mod 2n` (Teschner et al. 2003,
-//! "Optimized Spatial Hashing for Collision Detection of Deformable Objects"). The table is
-//! filled by a counting sort into two flat arrays, as in Müller's "Ten Minute Physics" tutorial
-//! 11 ("Finding overlaps among thousands of objects"): `cell_start[b]..cell_start[b + 1]` is the
-//! range of `entries` holding the particles of bucket `b`. Building costs O(n) and no allocation
-//! once the arrays have grown; there is no list per cell.
+//! Space is cut into cubic cells of side `spacing`, numbered x fastest, then y, then z, over the
+//! box around the points; a point outside the box (none, as built) is counted in the nearest
+//! cell on the box's boundary, which keeps two points within one cell of each other so. The
+//! grid is filled by a counting sort into two flat arrays, as in Müller's "Ten Minute Physics"
+//! tutorial 11 ("Finding overlaps among thousands of objects"): `cell_start[c]..cell_start[c +
+//! 1]` is the range of `entries` holding the points of cell `c`. Three cells side by side along x
+//! are one range, so a query reads at most 9 ranges for its 27 cells, with no hash to reduce and
+//! no cell visited twice (Teschner et al. 2003's hash of the cell, "Optimized Spatial Hashing for
+//! Collision Detection of Deformable Objects", needs both). Building costs O(n) and no
+//! allocation once the arrays have grown; there is no list per cell.
 
 use crate::math::{Real, Vec3};
 use wide::f32x4;
 
-/// The hash grid over a set of points.
+/// The grid over a set of points.
 #[derive(Clone, Debug, Default)]
 pub struct SpatialHash {
-    /// Cell side, m.
+    /// Cell side, m: at least the spacing asked for.
     spacing: Real,
-    /// Bucket `b` holds `entries[cell_start[b]..cell_start[b + 1]]`; one more than the buckets.
+    /// The lowest corner of cell `(0, 0, 0)`, m.
+    origin: Vec3,
+    /// Cells along x, y and z (each at least 1).
+    dims: [usize; 3],
+    /// Cell `c` holds `entries[cell_start[c]..cell_start[c + 1]]`; the excluded points follow
+    /// in one more range, which no query reaches.
     cell_start: Vec<u32>,
-    /// Point indices, grouped by bucket.
+    /// Point indices, grouped by cell, each cell in increasing order.
     entries: Vec<u32>,
     /// The x, y and z of the points in the order of `entries`, m, then [`CHUNK`] − 1 zeros: a
     /// query reads its candidates' coordinates from consecutive memory instead of gathering them
     /// by index (Müller, "Ten Minute Physics" 11, sorts the particles by cell for the same
     /// reason), [`CHUNK`] at a time.
     sorted: [Vec<Real>; 3],
-    /// Bucket of every point, from the last build.
-    bucket_of: Vec<u32>,
-    /// `⌊(2⁶⁴ − 1) / buckets⌋ + 1`: `h mod buckets` by two multiplications instead of a
-    /// division (Lemire, Kaser and Kurz 2019, "Faster Remainder by Direct Computation"), exact
-    /// for every 32-bit `h`; a query reduces up to 27 cell hashes.
-    fastmod: u64,
-    /// Per bucket, the first of its entries at or above the last query's `from` (see
-    /// [`for_each_near`](Self::for_each_near)): the sweep of queries only moves it forward.
-    cursor: Vec<u32>,
-    /// The cells (lowest and highest corner) of the last query: the next query over the same
-    /// cells, often its neighbour in the grid's order, reuses their buckets in `near`.
-    last_cells: Option<([i32; 3], [i32; 3])>,
-    /// The buckets of `last_cells`, each once.
-    near: Vec<usize>,
-    /// The last query's `from`.
-    last_from: u32,
+    /// Cell of every point, from the last build.
+    cell_of: Vec<u32>,
 }
 
-/// How many candidates of a bucket a query tests at once, as one SIMD vector per coordinate.
+/// How many candidates a query tests at once, as one SIMD vector per coordinate.
 const CHUNK: usize = 4;
 
-/// The hash's primes for the x, y and z cell coordinates (Teschner et al. 2003, sec. 4.1).
-const PRIMES: [i32; 3] = [92_837_111, 689_287_499, 283_923_481];
+/// Most cells per point: a box too large for that many cells of the spacing asked for (points
+/// far apart) is cut into cells twice as wide, as often as needed.
+const CELLS_PER_POINT: usize = 4;
 
 impl SpatialHash {
-    /// Rebuilds the grid over `points` with cells of side `spacing` m (> 0), skipping the points
-    /// for which `include` is false.
+    /// Rebuilds the grid over `points` with cells of side at least `spacing` m (> 0), skipping
+    /// the points for which `include` is false.
     pub fn build(&mut self, points: &[Vec3], spacing: Real, include: impl Fn(usize) -> bool) {
-        self.spacing = spacing;
-        let buckets = 2 * points.len().max(1);
-        self.fastmod = u64::MAX / buckets as u64 + 1;
-        self.cell_start.clear();
-        self.cell_start.resize(buckets + 1, 0);
-        self.bucket_of.clear();
-        for (i, p) in points.iter().enumerate() {
-            let b = if include(i) {
-                self.bucket(self.cell(p))
-            } else {
-                buckets
-            };
-            self.bucket_of.push(b as u32);
-            self.cell_start[b] += 1;
+        let (mut lo, mut hi) = (Vec3::repeat(Real::MAX), Vec3::repeat(Real::MIN));
+        for p in (0..points.len())
+            .filter(|&i| include(i))
+            .map(|i| &points[i])
+        {
+            (lo, hi) = (lo.inf(p), hi.sup(p));
         }
-        // Exclusive prefix sum, then place every point at the end of its bucket's range, walking
-        // backwards so that each bucket lists its points in increasing index order.
+        if lo.x > hi.x {
+            (lo, hi) = (Vec3::zeros(), Vec3::zeros());
+        }
+        self.origin = lo;
+        self.spacing = spacing;
+        let most = CELLS_PER_POINT * points.len().max(1);
+        loop {
+            // Saturating casts: a box too wide for `i32` cells doubles the spacing below.
+            self.dims = [0, 1, 2].map(|a| ((hi[a] - lo[a]) / self.spacing) as u32 as usize + 1);
+            let cells = self.dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+            if cells.is_some_and(|n| n <= most) {
+                break;
+            }
+            self.spacing *= 2.0;
+        }
+        let cells = self.dims.iter().product::<usize>();
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 2, 0);
+        self.cell_of.clear();
+        for (i, p) in points.iter().enumerate() {
+            let c = if include(i) {
+                self.index(self.cell(p))
+            } else {
+                cells
+            };
+            self.cell_of.push(c as u32);
+            self.cell_start[c] += 1;
+        }
+        // Inclusive prefix sum, then place every point at the end of its cell's range, walking
+        // backwards so that each cell lists its points in increasing index order.
         let mut sum = 0;
         for count in &mut self.cell_start {
             sum += *count;
@@ -83,119 +99,69 @@ impl SpatialHash {
             coords.resize(sum as usize + CHUNK - 1, 0.0);
         }
         for i in (0..points.len()).rev() {
-            let b = self.bucket_of[i] as usize;
-            self.cell_start[b] -= 1;
-            self.entries[self.cell_start[b] as usize] = i as u32;
+            let c = self.cell_of[i] as usize;
+            self.cell_start[c] -= 1;
+            let k = self.cell_start[c] as usize;
+            self.entries[k] = i as u32;
             for (coords, x) in self.sorted.iter_mut().zip(points[i].iter()) {
-                coords[self.cell_start[b] as usize] = *x;
+                coords[k] = *x;
             }
         }
-        // The excluded points sit in the extra last bucket, which no query reaches.
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.cell_start[..buckets]);
-        self.last_cells = None;
-        self.last_from = 0;
     }
 
     /// Calls `f(j, x_j)` once for every point `j ≥ from` within `reach` m of `p`, at `x_j` as
     /// given to [`build`](Self::build): `|x_j − p|² < reach²`, the square summed as
     /// `(dx² + dy²) + dz²` (as nalgebra's `norm_squared`). The candidates are the points of the
-    /// cells that overlap the cube of half side `reach` around `p`, tested four at a time;
-    /// buckets that several of those cells share are visited once, each in increasing order of
-    /// `j`. `reach` must not exceed the spacing, so that the cube overlaps at most 3 × 3 × 3
-    /// cells.
-    ///
-    /// The queries after a build are a sweep: `from` never decreases from one to the next (a
-    /// search of pairs `i < j` asks for `j ≥ i + 1` in increasing `i`). Each bucket keeps a cursor
-    /// at its first entry at or above the last `from`, so a query skips the entries below by
-    /// moving the cursor forward instead of searching for them, and the sweep passes each entry
-    /// once.
-    pub fn for_each_near(
-        &mut self,
-        p: &Vec3,
-        reach: Real,
-        from: u32,
-        mut f: impl FnMut(u32, &Vec3),
-    ) {
+    /// cells that overlap the cube of half side `reach` around `p`, at most 3 × 3 × 3 as `reach`
+    /// must not exceed the spacing asked for, tested four at a time, row by row along x, each
+    /// cell in increasing order of `j`.
+    pub fn for_each_near(&self, p: &Vec3, reach: Real, from: u32, mut f: impl FnMut(u32, &Vec3)) {
         debug_assert!(
             reach <= self.spacing,
             "reach {reach} > spacing {}",
             self.spacing
         );
-        assert!(
-            from >= self.last_from,
-            "the queries after a build sweep upward: from {from} after {}",
-            self.last_from
-        );
-        self.last_from = from;
         // Within one cell of `p`'s own: rounding could otherwise widen the range to 4 cells.
         let c = self.cell(p);
         let lo = self.cell(&p.add_scalar(-reach));
         let hi = self.cell(&p.add_scalar(reach));
-        let lo = [0, 1, 2].map(|a| lo[a].max(c[a] - 1));
+        let lo = [0, 1, 2].map(|a| lo[a].max(c[a].saturating_sub(1)));
         let hi = [0, 1, 2].map(|a| hi[a].min(c[a] + 1));
-        if self.last_cells != Some((lo, hi)) {
-            self.last_cells = Some((lo, hi));
-            let mut near = std::mem::take(&mut self.near);
-            near.clear();
-            for i in lo[0]..=hi[0] {
-                let h_i = i.wrapping_mul(PRIMES[0]);
-                for j in lo[1]..=hi[1] {
-                    let h_ij = h_i ^ j.wrapping_mul(PRIMES[1]);
-                    for k in lo[2]..=hi[2] {
-                        let b = self.reduce(h_ij ^ k.wrapping_mul(PRIMES[2]));
-                        if !near.contains(&b) {
-                            near.push(b);
-                        }
-                    }
-                }
-            }
-            self.near = near;
-        }
         let [xs, ys, zs] = &self.sorted;
         let (px, py, pz) = (f32x4::splat(p.x), f32x4::splat(p.y), f32x4::splat(p.z));
         let reach2 = f32x4::splat(reach * reach);
         let chunk = |v: &[Real], i: usize| f32x4::new(v[i..i + CHUNK].try_into().unwrap());
-        for &b in &self.near {
-            let end = self.cell_start[b + 1] as usize;
-            let mut first = self.cursor[b] as usize;
-            while first < end && self.entries[first] < from {
-                first += 1;
-            }
-            self.cursor[b] = first as u32;
-            for i in (first..end).step_by(CHUNK) {
-                let (dx, dy, dz) = (chunk(xs, i) - px, chunk(ys, i) - py, chunk(zs, i) - pz);
-                let d2 = dx * dx + dy * dy + dz * dz;
-                // The lanes past the bucket's end (the next bucket's points, or padding) are off.
-                let mut near = d2.simd_lt(reach2).to_bitmask() & ((1 << (end - i).min(CHUNK)) - 1);
-                while near != 0 {
-                    let k = i + near.trailing_zeros() as usize;
-                    f(self.entries[k], &Vec3::new(xs[k], ys[k], zs[k]));
-                    near &= near - 1;
+        for z in lo[2]..=hi[2] {
+            for y in lo[1]..=hi[1] {
+                let start = self.cell_start[self.index([lo[0], y, z])] as usize;
+                let end = self.cell_start[self.index([hi[0], y, z]) + 1] as usize;
+                for i in (start..end).step_by(CHUNK) {
+                    let (dx, dy, dz) = (chunk(xs, i) - px, chunk(ys, i) - py, chunk(zs, i) - pz);
+                    let d2 = dx * dx + dy * dy + dz * dz;
+                    // The lanes past the row's end (the next cells' points, or padding) are off.
+                    let mut near =
+                        d2.simd_lt(reach2).to_bitmask() & ((1 << (end - i).min(CHUNK)) - 1);
+                    while near != 0 {
+                        let k = i + near.trailing_zeros() as usize;
+                        if self.entries[k] >= from {
+                            f(self.entries[k], &Vec3::new(xs[k], ys[k], zs[k]));
+                        }
+                        near &= near - 1;
+                    }
                 }
             }
         }
     }
 
-    /// Integer coordinates of the cell holding `p`.
-    fn cell(&self, p: &Vec3) -> [i32; 3] {
-        [0, 1, 2].map(|a| (p[a] / self.spacing).floor() as i32)
+    /// The cell holding `p`, or the nearest cell of the grid to it.
+    fn cell(&self, p: &Vec3) -> [usize; 3] {
+        // Saturating casts: below the origin (or NaN) is 0.
+        [0, 1, 2].map(|a| (((p[a] - self.origin[a]) / self.spacing) as usize).min(self.dims[a] - 1))
     }
 
-    /// Bucket of cell `c` (Teschner et al. 2003, sec. 4.1).
-    fn bucket(&self, c: [i32; 3]) -> usize {
-        self.reduce(
-            c[0].wrapping_mul(PRIMES[0])
-                ^ c[1].wrapping_mul(PRIMES[1])
-                ^ c[2].wrapping_mul(PRIMES[2]),
-        )
-    }
-
-    /// `|h| mod buckets`, the bucket of a cell of hash `h`.
-    fn reduce(&self, h: i32) -> usize {
-        let buckets = (self.cell_start.len() - 1) as u128;
-        let low = self.fastmod.wrapping_mul(h.unsigned_abs() as u64);
-        ((low as u128 * buckets) >> 64) as usize
+    /// The index of cell `c`: x fastest, then y, then z.
+    fn index(&self, c: [usize; 3]) -> usize {
+        c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
     }
 }
 
@@ -213,14 +179,12 @@ mod tests {
         (0..n).map(|_| Vec3::new(next(), next(), next())).collect()
     }
 
-    /// Builds the hash over 500 random points and queries each point `i` in turn with
-    /// `from(i)`: every point `j >= from(i)` within reach is found once, at its position, and
-    /// no other, as brute force finds them.
-    fn check_sweep(from: impl Fn(usize) -> u32) {
-        let xs = points(500, 1.0);
-        let reach = 0.08;
+    /// Builds the grid over `xs` and queries each point `i` in turn with `from(i)`: every point
+    /// `j >= from(i)` within reach is found once, at its position, and no other, as brute force
+    /// finds them.
+    fn check_queries(xs: &[Vec3], reach: Real, from: impl Fn(usize) -> u32) {
         let mut hash = SpatialHash::default();
-        hash.build(&xs, reach, |_| true);
+        hash.build(xs, reach, |_| true);
         for (i, p) in xs.iter().enumerate() {
             let mut found = Vec::new();
             hash.for_each_near(p, reach, from(i), |j, x| {
@@ -244,34 +208,24 @@ mod tests {
 
     #[test]
     fn finds_exactly_the_neighbours_brute_force_finds_each_once() {
-        check_sweep(|_| 0);
+        check_queries(&points(500, 1.0), 0.08, |_| 0);
     }
 
     #[test]
-    fn a_sweep_of_queries_finds_each_later_neighbour_once() {
-        check_sweep(|i| i as u32 + 1);
+    fn queries_from_a_point_on_find_each_later_neighbour_once() {
+        check_queries(&points(500, 1.0), 0.08, |i| i as u32 + 1);
     }
 
     #[test]
-    fn the_remainder_by_multiplication_is_the_remainder() {
+    fn points_far_apart_widen_the_cells_and_are_still_found() {
+        // A cluster, and a few points 1 km away: the box would need 10¹⁵ cells of 8 cm.
+        let mut xs = points(300, 0.5);
+        xs.extend([1e3, -1e3].map(|x| Vec3::new(x, 0.2, x)));
+        xs.push(Vec3::new(1e3, 0.21, 1e3));
+        check_queries(&xs, 0.08, |i| i as u32 + 1);
         let mut hash = SpatialHash::default();
-        for n in [1, 2, 3, 500, 1024, 4097, 100_000] {
-            hash.build(&points(n, 1.0), 0.1, |_| true);
-            for h in [
-                0,
-                1,
-                -1,
-                7,
-                -12_345,
-                2 * n as i32 - 1,
-                2 * n as i32,
-                i32::MAX,
-                i32::MIN,
-            ] {
-                let expected = h.unsigned_abs() as usize % (2 * n);
-                assert_eq!(hash.reduce(h), expected, "{h} mod {}", 2 * n);
-            }
-        }
+        hash.build(&xs, 0.08, |_| true);
+        assert!(hash.dims.iter().product::<usize>() <= CELLS_PER_POINT * xs.len());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! the velocity update (stage 6, [`update_velocities`](super::velocities::update_velocities)).
 
 use crate::bodies::Body;
-use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs};
+use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs, Shape};
 use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::{Real, Vec3};
 use crate::particles::ParticleSet;
@@ -20,6 +20,10 @@ const MIN_STEP: Real = 0.5;
 /// Most steps along one particle's path per collider in one substep: the cost of the test is
 /// bounded by the particle and collider counts, whatever the speeds.
 const MAX_SWEEP_STEPS: u32 = 32;
+
+/// Relative allowance for rounding in the bounds that let the sweep and the contact test skip
+/// a particle's exact path length: the bounds are grown by this fraction.
+const ROUNDING: Real = 1e-5;
 
 /// Consecutive particles in a group of [`ParticleGroups`].
 pub const GROUP: usize = 64;
@@ -128,8 +132,10 @@ impl ParticleGroups {
 /// ([`Shape::box_gap`](crate::collision::Shape::box_gap)) than the group's largest reach,
 /// `2 r + |p − x|` ([`generate_contacts`]), with an allowance for rounding: each particle's path
 /// then stays out of the shape by more than its length, so its sweep ends at the first query,
-/// and its distance exceeds its reach, so it gets no contact. A moving collider, and a group
-/// with a non-finite position, are always tested.
+/// and its distance exceeds its reach, so it gets no contact. A moving collider is tested
+/// against the group's box grown by how far it carries any point of the box in the substep
+/// ([`Carry::carries_at_most`]), which holds every particle's start relative to it, with that
+/// distance added to the reach. A group with a non-finite position is always tested.
 #[derive(Clone, Debug, Default)]
 pub struct NearColliders {
     /// One flag per group and collider, group by group.
@@ -152,8 +158,10 @@ impl NearColliders {
             let size = g.lo.abs().sup(&g.hi.abs()).max();
             let reach = (2.0 * g.radius + g.travel) * 1.01 + 1e-5 * (1.0 + size);
             for (c, carry) in colliders.iter().zip(carries) {
-                let far = g.finite && c.shape.box_gap(g.lo, g.hi) > reach;
-                self.near.push(carry.is_some() || !far);
+                let carried = carry.map_or(0.0, |m| m.carries_at_most(g.lo, g.hi));
+                let grow = Vec3::repeat(carried);
+                let far = g.finite && c.shape.box_gap(g.lo - grow, g.hi + grow) > reach + carried;
+                self.near.push(!far);
             }
         }
     }
@@ -186,7 +194,7 @@ impl NearColliders {
 /// the last point reached, which is outside, and the contact generated next stops the particle
 /// on the side it came from. Only a feature thinner
 /// than `r / 2` passing within `r / 2` of the path can be stepped over; a particle that moves
-/// less than `r / 2` relative to a collider costs one length test.
+/// less than `r / 2` relative to a collider mostly costs a bound on its path's length.
 pub fn sweep_colliders(
     ps: &mut ParticleSet,
     colliders: &[Collider],
@@ -201,8 +209,15 @@ pub fn sweep_colliders(
             let min_step = MIN_STEP * ps.radius[i];
             let colliders = colliders.iter().zip(carries).zip(near);
             for ((collider, carry), _) in colliders.filter(|c| *c.1) {
-                let start = carry.map_or(ps.x[i], |m| m.apply(ps.x[i]));
-                let path = ps.p[i] - start;
+                // Most particles move less than `min_step` relative to a collider: told from a
+                // bound on the path's length first, without carrying the start.
+                let (x, p) = (ps.x[i], ps.p[i]);
+                let most = (p - x).abs().sum() + carry.map_or(0.0, |m| m.carries_at_most(x, x));
+                if most * (1.0 + ROUNDING) <= min_step {
+                    continue;
+                }
+                let start = carry.map_or(x, |m| m.apply(x));
+                let path = p - start;
                 let len = path.norm();
                 if len <= min_step {
                     continue;
@@ -263,16 +278,31 @@ pub fn generate_contacts(
             if ps.inv_mass[i] <= 0.0 {
                 continue;
             }
-            // Relative to a static collider, the particle's own travel.
-            let own = (ps.p[i] - ps.x[i]).norm();
+            let (x, p, r) = (ps.x[i], ps.p[i], ps.radius[i]);
             let colliders = colliders.iter().zip(carries).zip(near).enumerate();
             for (j, ((collider, carry), _)) in colliders.filter(|c| *c.1.1) {
-                let travel = carry.map_or(own, |m| (ps.p[i] - m.apply(ps.x[i])).norm());
-                let reach = 2.0 * ps.radius[i] + travel;
-                let (d, n) = collider.shape.distance_within(ps.p[i], reach);
-                if d < reach {
-                    let v = ps.v[i] - collider.surface_velocity(ps.x[i]);
-                    contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&ps.p[i]) - d));
+                // Relative to a static collider, the particle's own travel.
+                let reach =
+                    || 2.0 * r + carry.map_or_else(|| (p - x).norm(), |m| (p - m.apply(x)).norm());
+                let (d, n, touches) = match &collider.shape {
+                    // How a mesh answers depends on the reach.
+                    Shape::Mesh { .. } => {
+                        let reach = reach();
+                        let (d, n) = collider.shape.distance_within(p, reach);
+                        (d, n, d < reach)
+                    }
+                    // Another shape's distance does not: the reach is computed only for a
+                    // distance within a bound of it, which most particles are beyond.
+                    shape => {
+                        let (d, n) = shape.distance(p);
+                        let carried = carry.map_or(0.0, |m| m.carries_at_most(x, x));
+                        let most = (2.0 * r + (p - x).abs().sum() + carried) * (1.0 + ROUNDING);
+                        (d, n, d < most && d < reach())
+                    }
+                };
+                if touches {
+                    let v = ps.v[i] - collider.surface_velocity(x);
+                    contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
                 }
             }
         }
@@ -371,7 +401,7 @@ pub fn generate_surface_contacts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collision::{Motion, Shape};
+    use crate::collision::Motion;
     use crate::constraints::SurfaceContactSet;
 
     /// Fifteen rows of twenty particles from 0.1 m below the plane `y = 0` to 0.1 m below the
@@ -498,20 +528,34 @@ mod tests {
     }
 
     #[test]
-    fn a_moving_collider_or_a_non_finite_position_is_never_skipped() {
+    fn a_moving_collider_is_skipped_beyond_its_motion_and_a_non_finite_position_never() {
         let (mut ps, mut colliders) = (falling_rows(), colliders());
         colliders[1].motion = Motion {
             velocity: Vec3::new(0.0, -1.0, 0.0),
-            spin: Vec3::zeros(),
+            spin: Vec3::new(0.0, 0.0, 2.0),
         };
         let carries: Vec<_> = colliders.iter_mut().map(|c| c.advance(0.01)).collect();
         assert!(carries[1].is_some());
-        ps.p[150] = Vec3::new(Real::NAN, 0.5, 0.0);
         let mut near = NearColliders::default();
         near.find(&groups(&ps), &colliders, &carries);
-        // The moving sphere in every group; the plane in the first two and in the group of
-        // the non-finite particle (the third).
-        let expected = [1, 1, 1, 1, 1, 1, 0, 1, 0, 1].map(|n| n == 1);
+        // The moving sphere in the last two groups, as the still one; no sweep or contact
+        // changes from skipping the others.
+        let expected = [1, 0, 1, 0, 0, 0, 0, 1, 0, 1].map(|n| n == 1);
+        assert_eq!(near.near, expected);
+        let every = NearColliders {
+            near: vec![true; near.near.len()],
+            colliders: colliders.len(),
+        };
+        let (p, contacts) = sweep_and_contacts(&ps, &colliders, &carries, &near);
+        let (p_all, all) = sweep_and_contacts(&ps, &colliders, &carries, &every);
+        assert_eq!(p, p_all);
+        assert_eq!(contacts.particle, all.particle);
+        assert_eq!(contacts.plane, all.plane);
+        assert!(contacts.collider.contains(&1), "no contact with the sphere");
+        // The plane and the sphere in the group of a non-finite particle (the third).
+        ps.p[150] = Vec3::new(Real::NAN, 0.5, 0.0);
+        near.find(&groups(&ps), &colliders, &carries);
+        let expected = [1, 0, 1, 0, 1, 1, 0, 1, 0, 1].map(|n| n == 1);
         assert_eq!(near.near, expected);
     }
 }
