@@ -290,20 +290,20 @@ class World:
         """Advances `frames` frames without holding the GIL. Raises SimulationError if a body
         blows up."""
     def positions(self, body: Body) -> npt.NDArray[np.float32]:
-        """Positions of the body's particles, m: a new (n, 3) float32 array."""
+        """Positions of the body's vertices (a mesh cloth's in the given order), m: a new (n, 3) float32 array."""
     def velocities(self, body: Body) -> npt.NDArray[np.float32]:
-        """Velocities of the body's particles, m/s: a new (n, 3) float32 array."""
+        """Velocities of the body's vertices, m/s: a new (n, 3) float32 array."""
     def surface(self, body: Body) -> npt.NDArray[np.float32]:
         """Vertices of the body's rendered surface, m (a soft body's skinned surface, the
         particles otherwise): a new (k, 3) float32 array."""
     def triangles(self, body: Body) -> npt.NDArray[np.uint32]:
         """Triangles of the body's surface, indices into `surface(body)`: (m, 3) uint32."""
     def set_positions(self, body: Body, positions: Points) -> None:
-        """Moves the body's particles to `positions` ((n, 3), m), keeping their velocities."""
+        """Moves the body's vertices to `positions` ((n, 3), m), keeping their velocities."""
     def set_velocities(self, body: Body, velocities: Points) -> None:
-        """Sets the velocities of the body's particles ((n, 3), m/s)."""
+        """Sets the velocities of the body's vertices ((n, 3), m/s)."""
     def pin(self, body: Body, particle: int) -> None:
-        """Pins a particle of the body (0-based within the body) where it is."""
+        """Pins a vertex of the body (0-based, as `positions` orders them) where it is."""
     def unpin(self, body: Body, particle: int) -> None:
         """Frees a pinned particle of the body, giving back its mass."""
     def move_collider(

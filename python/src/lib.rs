@@ -794,12 +794,12 @@ impl World {
         })
     }
 
-    /// Positions of the body's particles, m: a new float32 array of shape (n, 3).
+    /// Positions of the body's vertices (a mesh cloth's in the given order), m: a new float32 array of shape (n, 3).
     fn positions<'py>(&self, body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         self.read(body, |w, h| w.positions(h).to_vec())
     }
 
-    /// Velocities of the body's particles, m/s: a new float32 array of shape (n, 3).
+    /// Velocities of the body's vertices, m/s: a new float32 array of shape (n, 3).
     fn velocities<'py>(&self, body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<f32>>> {
         self.read(body, |w, h| w.velocities(h).to_vec())
     }
@@ -824,7 +824,7 @@ impl World {
             .into_pyarray(py))
     }
 
-    /// Moves the body's particles to `positions` (float, (n, 3), m), keeping their velocities.
+    /// Moves the body's vertices to `positions` (float, (n, 3), m), keeping their velocities.
     fn set_positions(
         &self,
         py: Python<'_>,
@@ -839,7 +839,7 @@ impl World {
         })
     }
 
-    /// Sets the velocities of the body's particles (float, (n, 3), m/s).
+    /// Sets the velocities of the body's vertices (float, (n, 3), m/s).
     fn set_velocities(
         &self,
         py: Python<'_>,
@@ -854,13 +854,13 @@ impl World {
         })
     }
 
-    /// Pins particle `particle` of the body (0-based within the body) where it is: it no
+    /// Pins vertex `particle` of the body (0-based, as `positions` orders them) where it is: it no
     /// longer moves until `unpin` or `set_positions` moves it.
     fn pin(&self, py: Python<'_>, body: &Bound<'_, PyAny>, particle: i64) -> PyResult<()> {
         self.pin_or_unpin(py, body, particle, engine::World::pin)
     }
 
-    /// Frees particle `particle` of the body (0-based within the body), giving back its mass.
+    /// Frees vertex `particle` of the body (0-based), giving back its mass.
     fn unpin(&self, py: Python<'_>, body: &Bound<'_, PyAny>, particle: i64) -> PyResult<()> {
         self.pin_or_unpin(py, body, particle, engine::World::unpin)
     }

@@ -74,11 +74,11 @@ def test_bad_settings_bodies_and_colliders_raise_value_error(meshes):
         world.add_rope((0, 1, 0), (0, 1, 0), 3, 0.1)
     with pytest.raises(ValueError, match=r"`pins\[0\]` = \"middle\""):
         world.add_rope((0, 1, 0), (1, 1, 0), 3, 0.1, pins=["middle"])
-    with pytest.raises(ValueError, match=r"`positions` has 2 vectors: expected one per particle \(4\)"):
+    with pytest.raises(ValueError, match=r"`positions` has 2 vectors: expected one per vertex \(4\)"):
         world.set_positions(rope, np.zeros((2, 3)))
     with pytest.raises(ValueError, match=r"`positions\[1\]` = \[NaN"):
         world.set_positions(rope, np.where(np.arange(12).reshape(4, 3) == 3, np.nan, 0.0))
-    with pytest.raises(ValueError, match=r"`particle` = 9: expected a particle index in 0..4"):
+    with pytest.raises(ValueError, match=r"`particle` = 9: expected a vertex index in 0..4"):
         world.pin(rope, 9)
     with pytest.raises(ValueError, match=r"`particle` = -1"):
         world.unpin(rope, -1)
