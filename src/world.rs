@@ -46,7 +46,7 @@ pub enum SimError {
         /// The frame that produced it.
         frame: u64,
         /// Its largest strain `|ℓ − d| / max(d, floor)`, the floor being 1/32 of its rest size
-        /// ([`strain_floor`]).
+        /// ([`STRAIN_FLOOR`](crate::bodies::STRAIN_FLOOR)).
         strain: Real,
         /// The limit, [`SolverParams::max_strain`].
         limit: Real,
