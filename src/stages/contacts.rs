@@ -452,6 +452,28 @@ mod tests {
         groups
     }
 
+    /// The predicted positions and contacts with the colliders `near` each group, asserted
+    /// equal to those found with every collider near every group.
+    fn sweep_and_contacts_as_without_skipping(
+        ps: &ParticleSet,
+        colliders: &[Collider],
+        carries: &[Option<Carry>],
+        near: &NearColliders,
+    ) -> (Vec<Vec3>, ContactSet) {
+        let every = NearColliders {
+            near: vec![true; near.near.len()],
+            colliders: colliders.len(),
+        };
+        let (p, contacts) = sweep_and_contacts(ps, colliders, carries, near);
+        let (p_all, all) = sweep_and_contacts(ps, colliders, carries, &every);
+        assert_eq!(p, p_all);
+        assert_eq!(contacts.particle, all.particle);
+        assert_eq!(contacts.collider, all.collider);
+        assert_eq!(contacts.plane, all.plane);
+        assert_eq!(contacts.normal_velocity, all.normal_velocity);
+        (p, contacts)
+    }
+
     #[test]
     fn colliders_far_from_a_group_are_skipped_and_no_sweep_or_contact_changes() {
         let (ps, colliders, carries) = (falling_rows(), colliders(), [None, None]);
@@ -461,17 +483,8 @@ mod tests {
         // plane, the last two the sphere, the middle one neither.
         let expected = [1, 0, 1, 0, 0, 0, 0, 1, 0, 1].map(|n| n == 1);
         assert_eq!(near.near, expected);
-        let every = NearColliders {
-            near: vec![true; near.near.len()],
-            colliders: colliders.len(),
-        };
-        let (p, contacts) = sweep_and_contacts(&ps, &colliders, &carries, &near);
-        let (p_all, all) = sweep_and_contacts(&ps, &colliders, &carries, &every);
-        assert_eq!(p, p_all);
-        assert_eq!(contacts.particle, all.particle);
-        assert_eq!(contacts.collider, all.collider);
-        assert_eq!(contacts.plane, all.plane);
-        assert_eq!(contacts.normal_velocity, all.normal_velocity);
+        let (p, contacts) =
+            sweep_and_contacts_as_without_skipping(&ps, &colliders, &carries, &near);
         // Not vacuous: the sweep stopped particles at the plane, and both colliders have
         // contacts.
         assert!(p.iter().zip(&ps.p).any(|(a, b)| a != b), "no sweep");
@@ -542,15 +555,8 @@ mod tests {
         // changes from skipping the others.
         let expected = [1, 0, 1, 0, 0, 0, 0, 1, 0, 1].map(|n| n == 1);
         assert_eq!(near.near, expected);
-        let every = NearColliders {
-            near: vec![true; near.near.len()],
-            colliders: colliders.len(),
-        };
-        let (p, contacts) = sweep_and_contacts(&ps, &colliders, &carries, &near);
-        let (p_all, all) = sweep_and_contacts(&ps, &colliders, &carries, &every);
-        assert_eq!(p, p_all);
-        assert_eq!(contacts.particle, all.particle);
-        assert_eq!(contacts.plane, all.plane);
+        let (p, contacts) =
+            sweep_and_contacts_as_without_skipping(&ps, &colliders, &carries, &near);
         assert!(contacts.collider.contains(&1), "no contact with the sphere");
         // The plane and the sphere in the group of a non-finite particle (the third).
         ps.p[150] = Vec3::new(Real::NAN, 0.5, 0.0);
