@@ -555,7 +555,7 @@ mod tests {
         // changes from skipping the others.
         let expected = [1, 0, 1, 0, 0, 0, 0, 1, 0, 1].map(|n| n == 1);
         assert_eq!(near.near, expected);
-        let (p, contacts) =
+        let (_, contacts) =
             sweep_and_contacts_as_without_skipping(&ps, &colliders, &carries, &near);
         assert!(contacts.collider.contains(&1), "no contact with the sphere");
         // The plane and the sphere in the group of a non-finite particle (the third).
