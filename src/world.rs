@@ -20,6 +20,7 @@ use crate::stages::*;
 use crate::timing::{Stage, StageClock, StageMs};
 use crate::validate::{self, BuildError};
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A simulation that cannot go on.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -112,6 +113,16 @@ pub struct World {
     /// Per body, the shortest length the divergence check measures stretch against, m
     /// ([`strain_floor`]).
     strain_floors: Vec<Real>,
+    /// Per body, the description it was built from, for [`World::remove_body`].
+    descs: Vec<Arc<BodyDesc>>,
+}
+
+/// The description a body was built from.
+#[derive(Debug)]
+enum BodyDesc {
+    Rope(RopeDesc),
+    Cloth(ClothDesc),
+    Soft(SoftBodyDesc),
 }
 
 impl World {
@@ -133,7 +144,8 @@ impl World {
         let index = self.bodies.len() as u32;
         let body = desc.build(name, &mut self.particles, &mut self.constraints, index);
         self.carry_pins(desc.pin_collider, &body, &desc.pins());
-        Ok(self.push_body(body, desc.shape, false))
+        let shape = desc.shape;
+        Ok(self.push_body(body, shape, false, BodyDesc::Rope(desc.clone())))
     }
 
     /// Adds a cloth; returns its handle.
@@ -148,7 +160,8 @@ impl World {
         if let Some(tear) = desc.tear {
             self.tearing = Some(Tearing::new(index as usize, desc, tear));
         }
-        Ok(self.push_body(body, desc.shape, desc.self_collision))
+        let (shape, self_collision) = (desc.shape, desc.self_collision);
+        Ok(self.push_body(body, shape, self_collision, BodyDesc::Cloth(desc.clone())))
     }
 
     /// Fails (at key `pin.collider`) when `collider` is not one of the world's.
@@ -169,15 +182,22 @@ impl World {
     /// built).
     fn carry_pins(&mut self, collider: Option<ColliderHandle>, body: &Body, pins: &[usize]) {
         if let Some(j) = collider {
-            let mut particles: Vec<usize> =
-                pins.iter().map(|&k| body.particle_of_vertex(k)).collect();
+            let mut particles: Vec<usize> = pins
+                .iter()
+                .map(|&k| body.particles.start + body.particle_of_vertex(k))
+                .collect();
             particles.sort_unstable();
             particles.dedup();
-            for k in particles {
-                let i = body.particles.start + k;
-                let (x, c) = (self.particles.x[i], &self.colliders[j.index()]);
-                self.collider_pins.push(i as u32, x, j.index(), c);
-            }
+            self.carry(j, &particles);
+        }
+    }
+
+    /// Makes collider `j` carry the world's `particles` (sorted, distinct) from where they are.
+    fn carry(&mut self, j: ColliderHandle, particles: &[usize]) {
+        let c = &self.colliders[j.index()];
+        for &i in particles {
+            self.collider_pins
+                .push(i as u32, self.particles.x[i], j.index(), c);
         }
     }
 
@@ -212,7 +232,7 @@ impl World {
         let body = desc
             .build(name, ps, cs, index)
             .map_err(|e| BuildError::new("mesh", format!("cannot be made a soft body: {e}")))?;
-        Ok(self.push_body(body, None, false))
+        Ok(self.push_body(body, None, false, BodyDesc::Soft(desc.clone())))
     }
 
     /// Adds a collider (checked; a plane's normal is normalized); returns its handle.
@@ -243,13 +263,14 @@ impl World {
         Ok(name)
     }
 
-    /// Adds `body`, just built, with its shape-matching cluster and self-collision, and
-    /// reschedules the constraint families.
+    /// Adds `body`, just built from `desc`, with its shape-matching cluster and self-collision,
+    /// and reschedules the constraint families.
     fn push_body(
         &mut self,
         body: Body,
         shape: Option<ClusterMaterial>,
         self_collision: bool,
+        desc: BodyDesc,
     ) -> BodyHandle {
         let handle = BodyHandle(self.bodies.len() as u32);
         self.constraints.schedule();
@@ -265,7 +286,70 @@ impl World {
         let rest = &self.particles.x[body.particles.clone()];
         self.strain_floors.push(strain_floor(rest));
         self.bodies.push(body);
+        self.descs.push(Arc::new(desc));
         handle
+    }
+
+    /// Removes a body with its constraints, contacts and pins. The other bodies keep their
+    /// state (positions, velocities, pins, self-collision); those added after it move down one
+    /// place, so that their handles are one less (look them up again with
+    /// [`World::body_named`]; collider handles do not change). The world is built again from
+    /// the other bodies' descriptions, which costs about what adding them did.
+    ///
+    /// Fails, changing nothing, when `body` is not one of the world's, or when the world has a
+    /// tearing cloth other than `body`: its torn mesh cannot be built again.
+    pub fn remove_body(&mut self, body: BodyHandle) -> Result<(), WorldError> {
+        let (gone, n) = (body.index(), self.bodies.len());
+        validate::check(gone < n, "body", || {
+            format!("= {gone}: expected a body index in 0..{n}")
+        })?;
+        if let Some(t) = self.tearing.as_ref().filter(|t| t.body != gone) {
+            return Err(WorldError {
+                argument: "body".into(),
+                message: format!(
+                    "= {gone}: the world has a tearing cloth ('{}'), whose torn mesh cannot be built again: remove it first",
+                    self.bodies[t.body].name
+                ),
+            });
+        }
+        let mut world = World::new(self.params.clone())?;
+        for c in &self.colliders {
+            world.add_collider(c.clone())?;
+        }
+        world.next_motion.clone_from(&self.next_motion);
+        // Where each particle goes: `None` for those of the removed body.
+        let mut moved = vec![None; self.particles.len()];
+        for (b, desc) in self.descs.iter().enumerate().filter(|&(b, _)| b != gone) {
+            let name = self.bodies[b].name.clone();
+            let handle = match &**desc {
+                BodyDesc::Rope(d) => world.add_rope(&RopeDesc { name, ..d.clone() }),
+                BodyDesc::Cloth(d) => world.add_cloth(&ClothDesc { name, ..d.clone() }),
+                BodyDesc::Soft(d) => world.add_soft_body(&SoftBodyDesc { name, ..d.clone() }),
+            }?;
+            world.set_self_collision(handle, self.particle_pairs.self_collides(b as u32));
+            let (from, to) = (
+                &self.bodies[b].particles,
+                &world.bodies[handle.index()].particles,
+            );
+            for (i, j) in from.clone().zip(to.clone()) {
+                moved[i] = Some(j as u32);
+            }
+        }
+        let (old, new) = (&self.particles, &mut world.particles);
+        for (i, j) in moved.iter().enumerate() {
+            if let &Some(j) = j {
+                let j = j as usize;
+                new.x[j] = old.x[i];
+                new.residual[j] = old.residual[i];
+                new.v[j] = old.v[i];
+                new.inv_mass[j] = old.inv_mass[i];
+            }
+        }
+        world.collider_pins = self.collider_pins.clone();
+        world.collider_pins.renumber(|i| moved[i as usize]);
+        world.frame = self.frame;
+        *self = world;
+        Ok(())
     }
 
     /// The solver settings.
@@ -422,10 +506,49 @@ impl World {
     }
 
     /// Frees vertex `i` of the body (0-based, as [`World::positions`] orders them), giving back
-    /// its mass.
+    /// its mass; a collider no longer carries it.
     pub fn unpin(&mut self, body: BodyHandle, i: usize) -> Result<(), WorldError> {
         let k = self.particle_of(body, i)?;
         self.particles.inv_mass[k] = self.body(body).inv_mass;
+        self.collider_pins
+            .renumber(|id| (id as usize != k).then_some(id));
+        Ok(())
+    }
+
+    /// Pins `vertices` of the body (0-based, as [`World::positions`] orders them) to `collider`
+    /// where they are: from now on they move with it, as a cloth's `pin` does with its
+    /// `pin_collider` (a cape on a character, a curtain on a rail). A vertex a collider already
+    /// carries moves to this one. [`World::unpin`] frees a vertex.
+    pub fn pin_to_collider(
+        &mut self,
+        body: BodyHandle,
+        vertices: &[usize],
+        collider: ColliderHandle,
+    ) -> Result<(), WorldError> {
+        let n = self.colliders.len();
+        validate::check(collider.index() < n, "collider", || {
+            format!(
+                "= {}: expected a collider index in 0..{n}",
+                collider.index()
+            )
+        })?;
+        let mut particles = vertices
+            .iter()
+            .map(|&i| self.particle_of(body, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        particles.sort_unstable();
+        particles.dedup();
+        self.collider_pins.renumber(|id| {
+            particles
+                .binary_search(&(id as usize))
+                .is_err()
+                .then_some(id)
+        });
+        for &i in &particles {
+            self.particles.inv_mass[i] = 0.0;
+            self.particles.v[i] = Vec3::zeros();
+        }
+        self.carry(collider, &particles);
         Ok(())
     }
 

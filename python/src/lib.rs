@@ -766,6 +766,7 @@ impl World {
                 velocity: velocity.map_or(Vec3::zeros(), |v| v.0),
                 spin: spin.map_or(Vec3::zeros(), |v| v.0),
             },
+            solid: true,
         };
         let renames = [("motion", "")];
         self.with(py, |s| {

@@ -88,6 +88,12 @@ pub struct Collider {
     pub stiffness: Stiffness,
     /// Scripted motion (default none: static).
     pub motion: Motion,
+    /// Whether particles collide with it (default true). A collider that is not solid touches
+    /// nothing: it only carries the pins attached to it ([`World::pin_to_collider`]), a frame
+    /// that moves like a character's bone or a flag's pole.
+    ///
+    /// [`World::pin_to_collider`]: crate::World::pin_to_collider
+    pub solid: bool,
 }
 
 impl Collider {
@@ -100,6 +106,7 @@ impl Collider {
             material: ContactMaterial::default(),
             stiffness: Stiffness::default(),
             motion: Motion::default(),
+            solid: true,
         }
     }
 

@@ -42,6 +42,22 @@ impl ColliderPinSet {
             .push(self.turn[j].inverse() * (x - collider.shape.center()));
     }
 
+    /// Renumbers the carried particles: `to(id)` is the new id, or `None` to drop the pin.
+    pub fn renumber(&mut self, to: impl Fn(u32) -> Option<u32>) {
+        let mut kept = 0;
+        for c in 0..self.ids.len() {
+            if let Some(id) = to(self.ids[c]) {
+                self.ids[kept] = id;
+                self.collider[kept] = self.collider[c];
+                self.local[kept] = self.local[c];
+                kept += 1;
+            }
+        }
+        self.ids.truncate(kept);
+        self.collider.truncate(kept);
+        self.local.truncate(kept);
+    }
+
     /// The point that pin `c` is carried to by the colliders at their current pose, m.
     pub fn target(&self, c: usize, colliders: &[Collider]) -> Vec3 {
         let j = self.collider[c] as usize;

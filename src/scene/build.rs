@@ -561,5 +561,6 @@ fn collider(c: &RawCollider, key: &KeyPath, ctx: &Ctx) -> Result<Collider, Scene
         },
         stiffness: ctx.stiffness_or_rigid(&c.stiffness, &key.key("stiffness"))?,
         motion,
+        solid: true,
     })
 }

@@ -160,7 +160,8 @@ impl NearColliders {
             for (c, carry) in colliders.iter().zip(carries) {
                 let carried = carry.map_or(0.0, |m| m.carries_at_most(g.lo, g.hi));
                 let grow = Vec3::repeat(carried);
-                let far = g.finite && c.shape.box_gap(g.lo - grow, g.hi + grow) > reach + carried;
+                let far = !c.solid
+                    || g.finite && c.shape.box_gap(g.lo - grow, g.hi + grow) > reach + carried;
                 self.near.push(!far);
             }
         }
