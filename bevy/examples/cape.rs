@@ -47,8 +47,9 @@ fn setup(
             .with_friction(0.2),
         ))
         .id();
-    // A 0.7 × 1.0 m cape hung behind the shoulders: Bevy's plane turned upright, its row at
-    // z = +0.5 (the last) on top, facing the character's back (+z is behind it).
+    // A 0.7 × 1.0 m cape held out level behind the shoulders (+z is behind the character):
+    // Bevy's plane turned half round, so that its row at z = +0.5 (the last) is the one at the
+    // shoulders. It falls onto the character's back.
     let cape = Plane3d::default()
         .mesh()
         .size(0.7, 1.0)
@@ -65,8 +66,8 @@ fn setup(
             perceptual_roughness: 0.9,
             ..default()
         })),
-        Transform::from_xyz(0.0, 0.75, radius + 0.04)
-            .with_rotation(Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2)),
+        Transform::from_xyz(0.0, 1.2, radius + 0.04 + 0.5)
+            .with_rotation(Quat::from_rotation_y(std::f32::consts::PI)),
         SuppleCloth::from_mesh(0.3),
         SupplePin::new(character, top),
     ));

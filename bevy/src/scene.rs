@@ -111,7 +111,7 @@ pub(crate) fn spawn_scenes(
         commands.entity(root).insert(SuppleSceneSpawned);
         let world = scene.world.clone();
         settings.params = world.params().clone();
-        let mut shown = Vec::new();
+        let mut linked = Vec::new();
         for body in world.bodies() {
             let mut entity = commands.spawn((
                 Name::new(body.name.clone()),
@@ -122,11 +122,12 @@ pub(crate) fn spawn_scenes(
                 ChildOf(root),
             ));
             if body.kind == BodyKind::Rope {
+                linked.push((entity.id(), &body.name, None));
                 continue;
             }
             let surface = body.surface(&world.particles().x);
             let mesh = meshes.add(new_mesh(&surface, &body.triangles));
-            shown.push((entity.id(), &body.name, mesh.id()));
+            linked.push((entity.id(), &body.name, Some(mesh.id())));
             entity.insert(Mesh3d(mesh));
             #[cfg(feature = "render")]
             entity.insert(MeshMaterial3d(materials.add(StandardMaterial {
@@ -159,12 +160,12 @@ pub(crate) fn spawn_scenes(
                 ..default()
             })));
         }
-        let shown: Vec<_> = shown
+        let linked: Vec<_> = linked
             .into_iter()
             .map(|(entity, name, mesh)| (entity, name.clone(), mesh))
             .collect();
         sim.replace(world);
-        for (entity, name, mesh) in shown {
+        for (entity, name, mesh) in linked {
             sim.link_scene_body(entity, &name, mesh);
         }
     }
@@ -184,7 +185,7 @@ fn pose(shape: &Shape) -> (Vec3, Quat) {
     (center, rotation)
 }
 
-/// A mesh of a collider's shape in its frame ([`pose`]); a plane is shown as a 20 m square.
+/// A mesh of a collider's shape in its frame ([`pose`]); a plane is linked as a 20 m square.
 fn collider_mesh(shape: &Shape) -> Mesh {
     match shape {
         Shape::Plane { .. } => Mesh::from(Plane3d::new(Vec3::Y, Vec2::splat(10.0))),

@@ -99,20 +99,31 @@ impl SuppleWorld {
         };
     }
 
-    /// Links the scene body `name` to `entity`, shown by mesh `id` (the body's surface).
-    pub(crate) fn link_scene_body(&mut self, entity: Entity, name: &str, id: AssetId<Mesh>) {
+    /// Links the scene body `name` to `entity`, shown by mesh `id` (the body's surface), if
+    /// any.
+    pub(crate) fn link_scene_body(
+        &mut self,
+        entity: Entity,
+        name: &str,
+        id: Option<AssetId<Mesh>>,
+    ) {
         let Some(handle) = self.world.body_named(name) else {
             return;
         };
         let body = self.world.body(handle);
-        let surface = body.surface(&self.world.particles().x);
-        let render = RenderLink::new(&surface, body.triangles.clone(), &surface);
+        let render = id.map(|id| {
+            let surface = body.surface(&self.world.particles().x);
+            (
+                id,
+                RenderLink::new(&surface, body.triangles.clone(), &surface),
+            )
+        });
         self.bodies.insert(
             entity,
             BodyLink {
                 name: name.to_string(),
                 handle,
-                render: Some((id, render)),
+                render,
                 pin: None,
             },
         );

@@ -406,6 +406,52 @@ fn a_scene_file_spawns_its_bodies_and_colliders() {
             .len()
     );
     assert!(app.world().resource::<Errors>().0.is_empty());
+    // Despawning the scene's body entity removes the body.
+    app.world_mut().despawn(cape);
+    app.update();
+    assert!(
+        app.world()
+            .resource::<SuppleWorld>()
+            .world()
+            .bodies()
+            .is_empty()
+    );
+}
+
+#[test]
+fn every_shipped_scene_spawns_with_its_meshes() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut names: Vec<String> = std::fs::read_dir(format!("{root}/scenes"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "{names:?}");
+    for name in names {
+        let mut app = app_with_assets(root);
+        let handle = app
+            .world()
+            .resource::<AssetServer>()
+            .load(format!("scenes/{name}"));
+        let scene = app.world_mut().spawn(SuppleSceneRoot(handle)).id();
+        for _ in 0..400 {
+            app.update();
+            if app.world().get::<SuppleSceneSpawned>(scene).is_some()
+                || !app.world().resource::<Errors>().0.is_empty()
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        app.update();
+        let errors = &app.world().resource::<Errors>().0;
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let bodies = app.world().resource::<SuppleWorld>().world().bodies().len();
+        let mut spawned = app.world_mut().query::<&SuppleBody>();
+        assert_eq!(spawned.iter(app.world()).count(), bodies, "{name}");
+        assert!(bodies > 0, "{name}");
+    }
 }
 
 #[test]
