@@ -146,7 +146,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
 
 /// Area-weighted vertex normals of a triangle mesh (unit length; zero for isolated vertices).
 pub fn vertex_normals(x: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
-    let mut n = vec![Vec3::zeros(); x.len()];
+    let mut n = Vec::new();
+    vertex_normals_into(x, triangles, &mut n);
+    n
+}
+
+/// [`vertex_normals`] into `n` (cleared first; no allocation once it is large enough), for a
+/// renderer that updates a mesh every frame.
+pub fn vertex_normals_into(x: &[Vec3], triangles: &[[u32; 3]], n: &mut Vec<Vec3>) {
+    n.clear();
+    n.resize(x.len(), Vec3::zeros());
     for t in triangles {
         let [a, b, c] = t.map(|i| i as usize);
         let face = (x[b] - x[a]).cross(&(x[c] - x[a]));
@@ -154,9 +163,9 @@ pub fn vertex_normals(x: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
             n[i] += face;
         }
     }
-    n.iter()
-        .map(|v| v.try_normalize(Real::EPSILON).unwrap_or_default())
-        .collect()
+    for v in n.iter_mut() {
+        *v = v.try_normalize(Real::EPSILON).unwrap_or_default();
+    }
 }
 
 /// The OBJ text of `body` at positions `x` (the world's): its [surface](Body::surface)

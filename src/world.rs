@@ -562,6 +562,12 @@ impl World {
         Ok(body.particles.start + body.particle_of_vertex(i))
     }
 
+    /// Makes a collider solid (particles collide with it) or not (it only carries its pins;
+    /// [`Collider::solid`]).
+    pub fn set_collider_solid(&mut self, collider: ColliderHandle, solid: bool) {
+        self.colliders[collider.index()].solid = solid;
+    }
+
     /// Sets the scripted motion of a collider from now on (zero: static).
     pub fn set_collider_motion(
         &mut self,

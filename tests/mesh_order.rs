@@ -147,3 +147,97 @@ fn positions_set_positions_pins_and_exports_use_the_files_vertex_order() {
     world.step_frames(3).unwrap();
     assert_eq!(world.positions(h)[k], moved[k]);
 }
+
+/// A surface soft body (the lumpy blob of `meshes/`, 0.4 m across) whose vertex `k` is the
+/// file's vertex `order[k]`, over a ground.
+fn blob_world(order: &[u32], iterations: u32, method: SolverMethod) -> (World, supple::BodyHandle) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("meshes/lumpy.obj");
+    let mut mesh = supple::load_obj(&path).unwrap();
+    let scale = supple::fit_scale(&mesh, 0.4);
+    supple::place_mesh(
+        &mut mesh,
+        scale,
+        supple::Quat::identity(),
+        Some(Vec3::new(0.0, 0.5, 0.0)),
+    );
+    let mut vertex_of = vec![0u32; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        vertex_of[i as usize] = k as u32;
+    }
+    let mesh = supple::TriMesh {
+        positions: order.iter().map(|&i| mesh.positions[i as usize]).collect(),
+        triangles: (mesh.triangles.iter())
+            .map(|t| t.map(|i| vertex_of[i as usize]))
+            .collect(),
+    };
+    let mut desc = supple::SoftBodyDesc::new(mesh, 0.5);
+    desc.material.model = supple::SoftModel::Surface;
+    let params = SolverParams {
+        method,
+        iterations,
+        ..SolverParams::default()
+    };
+    let mut world = World::new(params).unwrap();
+    world
+        .add_collider(supple::Collider::new(supple::Shape::Plane {
+            point: Vec3::zeros(),
+            normal: Vec3::y(),
+        }))
+        .unwrap();
+    let h = world.add_soft_body(&desc).unwrap();
+    assert_eq!(
+        world.positions(h),
+        desc.mesh.positions,
+        "the file's vertices in its order"
+    );
+    (world, h)
+}
+
+/// The positions of a body of [`blob_world`] in the file's order.
+fn in_file_order(x: &[Vec3], order: &[u32]) -> Vec<Vec3> {
+    let mut y = vec![Vec3::zeros(); x.len()];
+    for (k, &i) in order.iter().enumerate() {
+        y[i as usize] = x[k];
+    }
+    y
+}
+
+#[test]
+fn a_shuffled_surface_soft_body_drops_as_the_ordered_one_within_the_solvers_error() {
+    let n = supple::load_obj(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("meshes/lumpy.obj"),
+    )
+    .unwrap()
+    .positions
+    .len() as u32;
+    let (ordered, random) = ((0..n).collect::<Vec<u32>>(), shuffled(n));
+    let gs = SolverMethod::GaussSeidel;
+    let drop = |order: &[u32], iterations| {
+        let (mut world, h) = blob_world(order, iterations, gs);
+        world.step_frames(90).unwrap();
+        let volume = world.body(h).volume(&world.particles().x);
+        (in_file_order(&world.positions(h), order), volume)
+    };
+    let ((a, va), (b, vb), (c, _)) = (drop(&ordered, 10), drop(&random, 10), drop(&ordered, 20));
+    let (gap, error) = (largest_gap(&a, &b), largest_gap(&a, &c));
+    assert!(
+        error > 0.0 && gap <= error,
+        "shuffled {gap} m from ordered; 20 iterations {error} m"
+    );
+    assert!((va - vb).abs() <= 0.01 * va, "volumes {va} and {vb} m³");
+    // It landed: the blob rests on the ground at its thickness (0.01 m), not fallen through
+    // nor left in the air.
+    let lowest = b.iter().map(|p| p.y).fold(Real::MAX, Real::min);
+    assert!((lowest - 0.01).abs() < 1e-3, "lowest point at {lowest} m");
+    // The same bits on one and two threads with the colored solver.
+    let colored = |threads| {
+        let (mut world, h) = blob_world(&random, 10, SolverMethod::Colored);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| world.step_frames(20)).unwrap();
+        world.positions(h)
+    };
+    assert!(colored(1) == colored(2), "the bits differ across threads");
+}

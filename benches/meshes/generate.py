@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the cloth meshes of the mesh-order benchmark pairs (benches/scenes/w128_*.toml):
-workload W at N = 128 as an OBJ file, its vertices in the grid's order (w128.obj) and in a
-random order (w128-shuffled.obj), in metres. Run once from this folder: `python3 generate.py`."""
+"""Writes the meshes of the mesh-order benchmark pairs: workload W at N = 128 as an OBJ file
+(benches/scenes/w128_*.toml), its vertices in the grid's order (w128.obj) and in a random order
+(w128-shuffled.obj), and a fine torus for a surface soft body (benches/scenes/torus_surface*.toml),
+in the order it is made (torus-fine.obj) and in a random order (torus-fine-shuffled.obj); in
+metres. Run once from this folder: `python3 generate.py`."""
 
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "meshes"))
-from generate import write  # noqa: E402
+from generate import torus, write  # noqa: E402
 
 N = 128
 
@@ -25,15 +27,24 @@ def w_grid(n):
     return vs, faces
 
 
-if __name__ == "__main__":
-    vs, faces = w_grid(N)
-    write("w128.obj", f"Workload W, {N} x {N}, in the grid's order (pins: vertices 0 and {N - 1}).", vs, faces)
+def shuffle(vs, faces, seed):
+    """The mesh with its vertices and faces in a random order, and each old vertex's new index."""
     order = list(range(len(vs)))
-    random.Random(128).shuffle(order)
+    random.Random(seed).shuffle(order)
     new = [0] * len(vs)
     for k, old in enumerate(order):
         new[old] = k
-    shuffled = [vs[old] for old in order]
-    random.Random(129).shuffle(faces)
-    faces = [tuple(new[v] for v in f) for f in faces]
-    write("w128-shuffled.obj", f"Workload W, {N} x {N}, vertices and faces in a random order (pins: vertices {new[0]} and {new[N - 1]}).", shuffled, faces)
+    faces = list(faces)
+    random.Random(seed + 1).shuffle(faces)
+    return [vs[old] for old in order], [tuple(new[v] for v in f) for f in faces], new
+
+
+if __name__ == "__main__":
+    vs, faces = w_grid(N)
+    write("w128.obj", f"Workload W, {N} x {N}, in the grid's order (pins: vertices 0 and {N - 1}).", vs, faces)
+    shuffled, shuffled_faces, new = shuffle(vs, faces, 128)
+    write("w128-shuffled.obj", f"Workload W, {N} x {N}, vertices and faces in a random order (pins: vertices {new[0]} and {new[N - 1]}).", shuffled, shuffled_faces)
+    vs, faces = torus(nu=192, nv=96)
+    write("torus-fine.obj", "A torus of 192 x 96 vertices, in the order it is made.", vs, faces)
+    shuffled, shuffled_faces, _ = shuffle(vs, faces, 192)
+    write("torus-fine-shuffled.obj", "A torus of 192 x 96 vertices, vertices and faces in a random order.", shuffled, shuffled_faces)

@@ -86,13 +86,14 @@ pub struct Body {
     /// Inverse mass of each of the body's particles when it is not pinned, 1/kg (a body's mass
     /// is spread equally over its particles).
     pub inv_mass: Real,
-    /// The particles of a mesh cloth's vertices, when they are not its vertices in order (see
-    /// [`prepare`](crate::mesh::prepare::prepare)); `None`: vertex k is particle k.
+    /// The particles of the vertices of a mesh cloth (see
+    /// [`prepare`](crate::mesh::prepare::prepare)) or of a surface soft body, when they are not
+    /// its vertices in order; `None`: vertex k is particle k.
     pub(crate) vertex_map: Option<VertexMap>,
 }
 
-/// The particles of a mesh cloth's vertices: welded vertices share a particle, and the
-/// particles are numbered for locality.
+/// The particles of a mesh body's vertices: welded vertices (of a cloth) share a particle, and
+/// the particles are numbered for locality.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct VertexMap {
     /// The particle (0-based within the body) of each vertex.
@@ -128,9 +129,17 @@ impl Body {
     /// soft body with tets, the vertices of a cloth's mesh (see [`Body::vertices`]), the body's
     /// particles otherwise.
     pub fn surface(&self, x: &[Vec3]) -> Vec<Vec3> {
+        let mut out = Vec::new();
+        self.surface_into(x, &mut out);
+        out
+    }
+
+    /// [`Body::surface`] into `out` (cleared first; no allocation once it is large enough),
+    /// for a renderer that updates a mesh every frame.
+    pub fn surface_into(&self, x: &[Vec3], out: &mut Vec<Vec3>) {
         match &self.skin {
-            Some(skin) => skin.skin(&x[self.particles.clone()]),
-            None => self.vertices(x),
+            Some(skin) => skin.skin_into(&x[self.particles.clone()], out),
+            None => self.vertices_into(x, out),
         }
     }
 
@@ -138,10 +147,18 @@ impl Body {
     /// mesh it was built from: welded vertices of a cloth give their particle's value. For a
     /// rope and a soft body, its particles' values.
     pub fn vertices<T: Copy>(&self, x: &[T]) -> Vec<T> {
+        let mut out = Vec::new();
+        self.vertices_into(x, &mut out);
+        out
+    }
+
+    /// [`Body::vertices`] into `out` (cleared first).
+    fn vertices_into<T: Copy>(&self, x: &[T], out: &mut Vec<T>) {
         let x = &x[self.particles.clone()];
+        out.clear();
         match &self.vertex_map {
-            Some(map) => map.particle.iter().map(|&i| x[i as usize]).collect(),
-            None => x.to_vec(),
+            Some(map) => out.extend(map.particle.iter().map(|&i| x[i as usize])),
+            None => out.extend_from_slice(x),
         }
     }
 
@@ -203,7 +220,7 @@ impl Body {
                 .iter()
                 .map(|t| tet_volume(t.map(|i| x[i as usize])))
                 .sum(),
-            BodyKind::Soft => enclosed_volume(x, &self.triangles),
+            BodyKind::Soft => enclosed_volume(x, self.particle_triangles()),
             BodyKind::Cloth | BodyKind::Rope => 0.0,
         }
     }

@@ -11,10 +11,11 @@
 //!   dihedral bending on its triangle pairs and one enclosed-volume (pressure) constraint; only
 //!   for meshes that are closed.
 
-use super::{Body, BodyKind};
+use super::{Body, BodyKind, VertexMap};
 use crate::constraints::{ConstraintSets, Stiffness};
 use crate::math::{Quat, Real, Vec3};
 use crate::mesh::TriMesh;
+use crate::mesh::prepare::cuthill_mckee;
 use crate::mesh::tetrahedralize::{Lattice, tet_edges, tetrahedralize};
 use crate::mesh::topology::{edges, is_closed, triangle_pairs};
 use crate::particles::ParticleSet;
@@ -244,9 +245,37 @@ impl SoftBodyDesc {
                 let boundary_edges = crate::mesh::topology::boundary_edge_count(&mesh.triangles);
                 return Err(SoftBodyError::NotClosed { boundary_edges });
             }
-            let start = add_particles(ps, &mesh.positions, body_index, self);
-            add_surface(ps, cs, start, mesh, material);
-            self.body(name, start..ps.len())
+            // The particles are the vertices, numbered for locality (Cuthill-McKee) whatever
+            // the file's order; the body keeps each vertex's particle.
+            let order = cuthill_mckee(mesh.positions.len(), &mesh.triangles);
+            let mut particle = vec![0; order.len()];
+            for (new, &old) in order.iter().enumerate() {
+                particle[old as usize] = new as u32;
+            }
+            let mut numbered = TriMesh {
+                positions: order.iter().map(|&v| mesh.positions[v as usize]).collect(),
+                triangles: (mesh.triangles.iter())
+                    .map(|t| t.map(|v| particle[v as usize]))
+                    .collect(),
+            };
+            // The triangles in the particles' order too, so that the edges, the hinges and the
+            // pressure's triangles are walked along it.
+            numbered.triangles.sort_unstable_by_key(|t| {
+                let mut key = *t;
+                key.sort_unstable();
+                key
+            });
+            let start = add_particles(ps, &numbered.positions, body_index, self);
+            add_surface(ps, cs, start, &numbered, material);
+            Body {
+                vertex_map: Some(VertexMap {
+                    particle,
+                    triangles: numbered.triangles,
+                    welded: 0,
+                    collapsed: 0,
+                }),
+                ..self.body(name, start..ps.len())
+            }
         };
         body.rest_volume = body.volume(&ps.x);
         Ok(body)

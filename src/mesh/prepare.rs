@@ -168,7 +168,7 @@ fn is_needle(positions: &[Vec3], t: [u32; 3], shortest: Real) -> bool {
 /// of lowest degree), each particle's unvisited neighbours by increasing degree. Neighbours get
 /// nearby numbers, and on a grid the order runs along its diagonals, each of which goes the
 /// same way. Returns the old number of each new one.
-fn cuthill_mckee(n: usize, triangles: &[[u32; 3]]) -> Vec<u32> {
+pub(crate) fn cuthill_mckee(n: usize, triangles: &[[u32; 3]]) -> Vec<u32> {
     let mut neighbours = vec![Vec::new(); n];
     for [a, b] in edges(triangles) {
         neighbours[a as usize].push(b);

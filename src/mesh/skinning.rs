@@ -15,11 +15,20 @@ pub struct Skin {
 impl Skin {
     /// The surface vertices for the body's particle positions `x` (body-local), m.
     pub fn skin(&self, x: &[Vec3]) -> Vec<Vec3> {
-        self.tets
-            .iter()
-            .zip(&self.weights)
-            .map(|(t, w)| (0..4).map(|k| x[t[k] as usize] * w[k]).sum())
-            .collect()
+        let mut out = Vec::new();
+        self.skin_into(x, &mut out);
+        out
+    }
+
+    /// [`Skin::skin`] into `out` (cleared first; no allocation once it is large enough).
+    pub fn skin_into(&self, x: &[Vec3], out: &mut Vec<Vec3>) {
+        out.clear();
+        out.extend(
+            self.tets
+                .iter()
+                .zip(&self.weights)
+                .map(|(t, w)| (0..4).map(|k| x[t[k] as usize] * w[k]).sum::<Vec3>()),
+        );
     }
 }
 
