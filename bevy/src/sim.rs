@@ -292,6 +292,8 @@ pub(crate) fn add_bodies(
         }
         errors.write(e);
     };
+    // The bodies added, to be linked to their entities once every one is built.
+    let mut built = Vec::new();
     for (entity, cloth, at, mesh3d) in &cloths {
         let mut desc = cloth.desc.clone();
         let source = if desc.positions.is_empty() {
@@ -330,17 +332,7 @@ pub(crate) fn add_bodies(
             desc.name = format!("cloth-{}", entity.to_bits());
         }
         let added = sim.world.add_cloth(&desc);
-        link(
-            &mut commands,
-            &mut sim,
-            &mut meshes,
-            entity,
-            at,
-            mesh3d,
-            source,
-            added,
-        )
-        .unwrap_or_else(|e| failed(&mut commands, e));
+        built.push((entity, *at, mesh3d.cloned(), source, added));
     }
     for (entity, body, at, mesh3d) in &soft {
         let mut desc = body.desc.clone();
@@ -371,12 +363,16 @@ pub(crate) fn add_bodies(
             desc.name = format!("soft-{}", entity.to_bits());
         }
         let added = sim.world.add_soft_body(&desc);
+        built.push((entity, *at, mesh3d.cloned(), source, added));
+    }
+    for (entity, at, mesh3d, source, added) in built {
+        let (meshes, mesh3d) = (&mut *meshes, mesh3d.as_ref());
         link(
             &mut commands,
             &mut sim,
-            &mut meshes,
+            meshes,
             entity,
-            at,
+            &at,
             mesh3d,
             source,
             added,
