@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common.rs"]
 mod common;
 use common::workload_w;
 use std::path::Path;

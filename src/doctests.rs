@@ -1,7 +1,7 @@
 //! The README and every page of the guide in `docs/`, compiled as doctests: each Rust block of
 //! them must build (and, unless marked `no_run`, run). Blocks in other languages carry their
 //! language (`sh`, `toml`, `text`, `python`, `json`) and are skipped by rustdoc; the TOML blocks
-//! are loaded by `tests/doc_snippets.rs`.
+//! are loaded by `tests/integration/doc_snippets.rs`.
 
 // The items only carry the pages as documentation; nothing uses them.
 #![allow(dead_code)]

@@ -122,15 +122,13 @@ impl RenderLink {
         mesh: &mut Mesh,
     ) -> Result<(), MeshAccessError> {
         body.surface_into(x, &mut self.surface);
+        let local = |p: &supple::Vec3| to_supple(to_local.transform_point3(to_bevy(p)));
         self.vertices.clear();
         match &self.map {
             Some(map) => self
                 .vertices
-                .extend(map.iter().map(|&k| self.surface[k as usize])),
-            None => self.vertices.extend_from_slice(&self.surface),
-        }
-        for p in &mut self.vertices {
-            *p = to_supple(to_local.transform_point3(to_bevy(p)));
+                .extend(map.iter().map(|&k| local(&self.surface[k as usize]))),
+            None => self.vertices.extend(self.surface.iter().map(local)),
         }
         supple::export::vertex_normals_into(&self.vertices, &self.triangles, &mut self.normals);
         copy_into(mesh, Mesh::ATTRIBUTE_POSITION, &self.vertices)?;

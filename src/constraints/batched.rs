@@ -15,6 +15,12 @@
 //! → `Batched::project_lanes` → `Batched::project_batch` → [`FamilyKind::project`] (for
 //! distance [`Distance`](super::distance::Distance)'s, the formula that
 //! [`solve_distance`](super::distance::solve_distance) wraps for one constraint).
+//!
+//! Optimized builds inline that chain into each path's build (`#[inline(always)]`), so that the
+//! whole walk is compiled with the path's target features. Debug builds do not
+//! (`cfg_attr(not(debug_assertions), ..)`): unoptimized, the whole walk in one function took a
+//! stack frame of up to 2.7 MB, more than the 2 MiB stack of a spawned thread (a rayon worker,
+//! a Bevy task), which overflowed at the first colored step.
 
 use super::family::{FamilyData, FamilyKind, project_one};
 use super::stiffness::Coeffs;
@@ -65,7 +71,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     /// The batches as vectors of the [`simd::path`] this process runs (see `Batched`).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn walk_batches<const DAMPED: bool>(&self, walk: &mut Walk, v: &View) {
         // SAFETY (every arm): the processor has `simd::path`; the rest is forwarded.
         unsafe {
@@ -201,7 +207,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     ///
     /// # Panics
     /// If the walk's `lambda` does not hold one multiplier per constraint of its batches.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn walk<const DAMPED: bool>(&self, w: &mut Walk, v: &View) {
         // With the caller's contract, this one check bounds every batch's multipliers.
         let (start, end) = (w.batches.first(), w.batches.last());
@@ -257,7 +263,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     /// # Safety
     /// No other thread accesses the constraints' particles during the call, and
     /// `c..c + lambda.len()` are constraints of the family.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn project_lanes<const DAMPED: bool>(&self, c: usize, lambda: &mut [Real], v: &View) {
         let data = self.data;
         let lanes = c..c + lambda.len();
@@ -312,7 +318,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     ///
     /// # Safety
     /// As [`Batched::project_lanes`] for each batch.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn project_pair<const DAMPED: bool>(
         &self,
         a: (usize, &mut [Real; LANES]),
@@ -334,7 +340,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     ///
     /// # Safety
     /// As [`Batched::project_pair`].
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn project_pair_as<const DAMPED: bool, const PAIRED: bool>(
         &self,
         (a, lambda_a): (usize, &mut [Real; LANES]),
@@ -436,7 +442,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
     ///
     /// # Safety
     /// As [`Batched::project_lanes`], and `offsets` are the family's offsets of `lanes`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn project_batch<const DAMPED: bool, const DISTINCT: bool, const PAIRED: bool>(
         &self,
         lanes: Range<usize>,
@@ -699,7 +705,7 @@ fn full(lambda: &mut [Real]) -> &mut [Real; LANES] {
 ///
 /// # Safety
 /// The contract of [`Kernel::walk_batches`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn walk_batches_as<
     const K: usize,
     Kind: FamilyKind<K>,

@@ -134,7 +134,7 @@ impl From<Projection<Real, 4>> for QuadCorrection {
 /// lines where the hinge turns them on arcs, so it stretches the triangles by about `δ²/2` (40%
 /// at 0.9 rad), which the stretch constraints give back as velocity. With stiff bending and few
 /// iterations a crumpled cloth's hinges reached `C = ±π`, where the sign flips, and the kicks grew
-/// every substep (the 48 x 48 cloth of `tests/divergence.rs` at 20 substeps x 1 iteration,
+/// every substep (the 48 x 48 cloth of `tests/integration/divergence.rs` at 20 substeps x 1 iteration,
 /// compliance 1, diverged by frame 25). So each projection corrects the residual by
 /// at most [`MAX_ANGLE_STEP`] (see [`delta_lambda_scaled`]): a larger fold is undone over
 /// several projections, and a converged or compliant equilibrium is unchanged.

@@ -20,7 +20,7 @@
 //! solid of `E` and `ν` takes `μ = E / (2 (1 + ν))` and `λ = λ_L + μ`, with Lamé's
 //! `λ_L = E ν / ((1 + ν)(1 − 2ν))` (see [`lame`]): the reparametrization of Smith, de Goes and
 //! Kim 2018, "Stable Neo-Hookean Flesh Simulation", sec. 3.4, for this energy. With `λ_L` itself
-//! the block's Poisson ratio would be wrong (`tests/elastic.rs` measures both).
+//! the block's Poisson ratio would be wrong (`tests/integration/elastic.rs` measures both).
 //!
 //! The two constraints of a tet are solved together, as the paper does (a 2 × 2 system per tet,
 //! its sec. 4): at rest their gradients are parallel and solving them one after the other makes

@@ -60,7 +60,7 @@ pub trait Kernel<const K: usize>: Sync {
 ///
 /// # Safety
 /// No other thread accesses the constraint's particles during the call.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub unsafe fn project_one<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     family: &F,
     c: usize,

@@ -403,7 +403,7 @@ pub fn order_mesh_in_runs(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
 /// gain up to 70% of its energy at one iteration. This order gains less than the build order
 /// summed over the 48 grids and substep counts measured (191% against 1,205%), though more on
 /// the smallest uniform grids. From two iterations on the gains nearly
-/// vanish (at most 0.27%, `tests/energy.rs`).
+/// vanish (at most 0.27%, `tests/integration/energy.rs`).
 pub fn order_grid_edges(ids: Vec<[u32; 2]>, columns: u32) -> Vec<[u32; 2]> {
     let columns = columns.max(1);
     sorted_lowest_first(ids, |lo, hi| {

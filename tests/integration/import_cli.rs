@@ -1,9 +1,7 @@
 //! `supple import`: the scene written by `--out` reproduces the import; bad input writes nothing.
 #![cfg(feature = "cli")]
 
-mod cli_helper;
-
-use cli_helper::supple;
+use crate::cli_helper::supple;
 use std::path::Path;
 
 /// A mesh of `../shared/meshes`.

@@ -1,7 +1,7 @@
 //! The offscreen screenshot of the default scene shows the cloth, and it moves between frames.
 #![cfg(feature = "viewer")]
 
-mod viewer_helper;
+use crate::viewer_helper;
 
 use supple::viewer::{ViewerError, screenshot};
 use viewer_helper::default_world as world;

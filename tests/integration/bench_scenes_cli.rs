@@ -1,9 +1,7 @@
 //! `supple bench scenes`: every shipped scene timed, its frame split over the stages of the step.
 #![cfg(feature = "cli")]
 
-mod cli_helper;
-
-use cli_helper::supple;
+use crate::cli_helper::supple;
 use std::path::Path;
 
 /// The CSV header (docs/performance.md): four columns, then one per stage of the step, the

@@ -14,7 +14,7 @@
 //! energy never above the start.
 //!
 //! Ignored by a plain `cargo test` (it takes minutes); `.ci/run` runs it with
-//! `cargo test --release --test soak -- --ignored`.
+//! `cargo test --release --test integration soak -- --ignored`.
 
 use std::path::Path;
 use supple::World;

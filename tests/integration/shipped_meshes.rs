@@ -1,5 +1,5 @@
 //! The meshes in `meshes/` that the project generates are what their generators make.
-//! Regenerate them with `SUPPLE_WRITE_MESHES=1 cargo test --test shipped_meshes`.
+//! Regenerate them with `SUPPLE_WRITE_MESHES=1 cargo test --test integration shipped_meshes`.
 
 use std::path::Path;
 use supple::mesh::generate::{lumpy, obj_text};

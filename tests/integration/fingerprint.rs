@@ -4,10 +4,9 @@
 //! alters the results, however slightly, changes the hash: update the stored value only when the
 //! change of results is intended, and say why in the commit.
 
+use crate::common::workload_w;
 use std::path::Path;
 use supple::World;
-mod common;
-use common::workload_w;
 use supple::params::SolverMethod;
 use supple::scene::load_scene;
 

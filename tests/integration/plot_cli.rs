@@ -1,9 +1,7 @@
 //! `supple plot`: a run's report becomes one PNG; what is not a report is refused, naming it.
 #![cfg(feature = "cli")]
 
-mod cli_helper;
-
-use cli_helper::supple;
+use crate::cli_helper::supple;
 use std::path::Path;
 use supple::cli::plot::PLOT_SIZE;
 

@@ -1,9 +1,8 @@
 //! The colored and Jacobi solvers give bit-identical positions whatever the number of threads.
 
+use crate::common::workload_w;
 use std::path::Path;
 use supple::World;
-mod common;
-use common::workload_w;
 use supple::params::SolverMethod;
 use supple::scene::parse_scene;
 

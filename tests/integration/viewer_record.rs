@@ -1,7 +1,7 @@
 //! `--gif` and `--video`: an offscreen recording has the asked number of pictures, and they move.
 #![cfg(feature = "viewer")]
 
-mod viewer_helper;
+use crate::viewer_helper;
 
 use std::path::Path;
 use supple::viewer::ViewerError;

@@ -1,8 +1,7 @@
 //! The Jacobi solver converges on the standard workload W to within 3x the stretch of the
 //! colored solver (its thread independence is in `thread_determinism.rs`).
 
-mod common;
-use common::workload_w;
+use crate::common::workload_w;
 use supple::params::SolverMethod;
 use supple::stats::FrameStats;
 
