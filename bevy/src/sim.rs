@@ -366,14 +366,13 @@ pub(crate) fn add_bodies(
         built.push((entity, *at, mesh3d.cloned(), source, added));
     }
     for (entity, at, mesh3d, source, added) in built {
-        let (meshes, mesh3d) = (&mut *meshes, mesh3d.as_ref());
         link(
             &mut commands,
             &mut sim,
-            meshes,
+            &mut meshes,
             entity,
             &at,
-            mesh3d,
+            mesh3d.as_ref(),
             source,
             added,
         )
