@@ -110,21 +110,34 @@ fn soak(name: &str) {
     );
 }
 
+/// Runs `f` with a rayon pool of one thread. The harness runs two soaks at once; a scene on the
+/// colored solver would otherwise keep a second thread spinning between its colors beside the
+/// other soak (cape took over 60 s beside W at N = 128, 8 s alone). The colored solver gives the
+/// same bits on any number of threads (`thread_determinism.rs`), so the soak checks the same
+/// motion.
+fn one_solver_thread(f: impl FnOnce() + Send) {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(f);
+}
+
 macro_rules! soak_tests {
     ($($test:ident => $scene:literal),* $(,)?) => {
         $(
             #[test]
             #[ignore = "soak: minutes; .ci/run runs it with --ignored"]
             fn $test() {
-                soak($scene);
+                one_solver_thread(|| soak($scene));
             }
         )*
     };
 }
 
 // The harness starts the tests in the order of their names, two at a time on two cores. W at
-// N = 128 takes a fifth of the soak (61 s of 325 s on one Zen 3 core), so its name sorts first:
-// it runs beside the others instead of after them.
+// N = 128 is the longest soak, so its name sorts first: it runs beside the others instead of
+// after them.
 soak_tests! {
     big_w128 => "w128",
     cape => "cape",
