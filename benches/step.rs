@@ -4,7 +4,9 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+// The tests' helpers; the bench takes only the workload (it keeps its pools across samples).
 #[path = "../tests/integration/common.rs"]
+#[allow(dead_code)]
 mod common;
 use common::workload_w;
 use std::path::Path;

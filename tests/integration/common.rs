@@ -15,3 +15,13 @@ pub fn workload_w(n: u32, method: SolverMethod) -> World {
         .unwrap();
     world
 }
+
+/// Runs `f` in a rayon pool of `threads` threads: the colored and Jacobi solvers' teams take
+/// their members from the pool they step in.
+pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}

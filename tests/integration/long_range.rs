@@ -2,6 +2,7 @@
 //! distance of its pin, with every solver method and whatever the thread count, and the cloth
 //! stretches less than without them at the same iterations.
 
+use crate::common::on_threads;
 use supple::stats::FrameStats;
 use supple::{ClothDesc, RopeDesc, SolverMethod, SolverParams, Stiffness, Vec3, World};
 
@@ -98,11 +99,7 @@ fn tethered_cloth_is_bit_identical_for_1_and_2_threads() {
     for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
         let run = |threads| {
             let mut world = w(64, method, 3, true);
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| world.step_frames(20).unwrap());
+            on_threads(threads, || world.step_frames(20).unwrap());
             world.particles().x.clone()
         };
         assert!(run(1) == run(2), "{method:?}");

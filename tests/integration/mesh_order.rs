@@ -3,6 +3,7 @@
 //! the colored solver gives the same bits on any number of threads, and a shuffled mesh hangs
 //! as the ordered one does, within the solver's own error.
 
+use crate::common::on_threads;
 use supple::{
     BendKind, ClothDesc, Real, SolverMethod, SolverParams, Stiffness, Vec3, World, export_frame,
 };
@@ -59,11 +60,7 @@ fn hang(
     };
     let mut world = World::new(params).unwrap();
     let h = world.add_cloth(desc).unwrap();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| world.step_frames(frames)).unwrap();
+    on_threads(threads, || world.step_frames(frames)).unwrap();
     let x = world.positions(h);
     assert_eq!(x.len(), order.len(), "one position per vertex of the file");
     let mut in_grid_order = vec![Vec3::zeros(); x.len()];
@@ -232,11 +229,7 @@ fn a_shuffled_surface_soft_body_drops_as_the_ordered_one_within_the_solvers_erro
     // The same bits on one and two threads with the colored solver.
     let colored = |threads| {
         let (mut world, h) = blob_world(&random, 10, SolverMethod::Colored);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| world.step_frames(20)).unwrap();
+        on_threads(threads, || world.step_frames(20)).unwrap();
         world.positions(h)
     };
     assert!(colored(1) == colored(2), "the bits differ across threads");

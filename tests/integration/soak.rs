@@ -16,6 +16,7 @@
 //! Ignored by a plain `cargo test` (it takes minutes); `.ci/run` runs it with
 //! `cargo test --release --test integration soak -- --ignored`.
 
+use crate::common::on_threads;
 use std::path::Path;
 use supple::World;
 use supple::constraints::volume::enclosed_volume;
@@ -110,26 +111,18 @@ fn soak(name: &str) {
     );
 }
 
-/// Runs `f` with a rayon pool of one thread. The harness runs two soaks at once; a scene on the
-/// colored solver would otherwise keep a second thread spinning between its colors beside the
-/// other soak (cape took over 60 s beside W at N = 128, 8 s alone). The colored solver gives the
-/// same bits on any number of threads (`thread_determinism.rs`), so the soak checks the same
-/// motion.
-fn one_solver_thread(f: impl FnOnce() + Send) {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap()
-        .install(f);
-}
-
 macro_rules! soak_tests {
     ($($test:ident => $scene:literal),* $(,)?) => {
         $(
             #[test]
             #[ignore = "soak: minutes; .ci/run runs it with --ignored"]
             fn $test() {
-                one_solver_thread(|| soak($scene));
+                // One solver thread: the harness runs two soaks at once, and a scene on the
+                // colored solver would keep a second thread spinning between its colors beside
+                // the other soak (cape took over 60 s beside W at N = 128, 8 s alone). The
+                // colored solver gives the same bits on any number of threads
+                // (`thread_determinism.rs`), so the soak checks the same motion.
+                on_threads(1, || soak($scene));
             }
         )*
     };

@@ -2,6 +2,7 @@
 //! limit without it stays within it, with every solver method and whatever the thread count,
 //! and a bad limit is refused with its key.
 
+use crate::common::on_threads;
 use supple::constraints::strain_limit::TOLERANCE;
 use supple::scene::parse_scene;
 use supple::{SolverMethod, World};
@@ -99,11 +100,7 @@ fn the_limit_has_its_own_stage_and_a_bad_one_is_refused_with_its_key() {
 #[test]
 fn a_limited_cloth_gives_the_same_bits_on_one_and_two_threads() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut world = swinging_cloth(SolverMethod::Colored, "stretch_limit = 0.1");
             world.step_frames(30).unwrap();
             world.particles().x.clone()

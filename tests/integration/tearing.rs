@@ -2,6 +2,7 @@
 //! parts separate; every constraint stays within one piece of the torn mesh, the families stay
 //! validly colored, the result is the same on 1 and 2 threads, and export writes the new mesh.
 
+use crate::common::on_threads;
 use supple::bodies::tear::Tear;
 use supple::export::body_obj;
 use supple::solver::schedule;
@@ -187,18 +188,14 @@ fn pulled_apart(kind: BendKind) {
 #[test]
 fn tearing_gives_the_same_bits_on_1_and_2_threads() {
     let run = |threads| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let mut world = pulled_cloth();
-                for _ in 0..70 {
-                    pull(&mut world, 0.004);
-                }
-                let x: Vec<[f32; 3]> = world.particles().x.iter().map(|p| (*p).into()).collect();
-                (x, world.bodies()[0].triangles.clone(), world.torn_edges())
-            })
+        on_threads(threads, || {
+            let mut world = pulled_cloth();
+            for _ in 0..70 {
+                pull(&mut world, 0.004);
+            }
+            let x: Vec<[f32; 3]> = world.particles().x.iter().map(|p| (*p).into()).collect();
+            (x, world.bodies()[0].triangles.clone(), world.torn_edges())
+        })
     };
     let one = run(1);
     assert!(one.2 > 0, "it tore");

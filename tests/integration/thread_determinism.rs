@@ -1,6 +1,6 @@
 //! The colored and Jacobi solvers give bit-identical positions whatever the number of threads.
 
-use crate::common::workload_w;
+use crate::common::{on_threads, workload_w};
 use std::path::Path;
 use supple::World;
 use supple::params::SolverMethod;
@@ -9,15 +9,11 @@ use supple::scene::parse_scene;
 /// Steps `world` by `frames` frames in a pool of `threads` threads (a frame's substeps run in a
 /// team of all of them for `colored` and `jacobi`), and returns the positions.
 fn positions_after(mut world: World, frames: u32, threads: usize) -> Vec<[f32; 3]> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(|| {
-            for _ in 0..frames {
-                world.step().unwrap();
-            }
-        });
+    on_threads(threads, || {
+        for _ in 0..frames {
+            world.step().unwrap();
+        }
+    });
     world.particles().x.iter().map(|p| (*p).into()).collect()
 }
 
