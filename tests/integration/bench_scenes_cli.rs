@@ -141,6 +141,12 @@ fn the_feature_pairs_run_and_differ_in_their_feature_only() {
             "{kind}"
         );
     }
+    // The garment's two grids differ in how their cells are split, and the garment is timed.
+    assert_eq!(
+        settings("garment128_grid_uniform", "diagonals"),
+        settings("garment128_grid", "diagonals")
+    );
+    assert!(names.contains(&"garment128"), "{names:?}");
     for (on, off) in [
         ("folds_on", "folds_off"),
         ("cloth_on_bunny", "cloth_on_ball"),
