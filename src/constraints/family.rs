@@ -109,6 +109,10 @@ pub struct Family<const K: usize, Kind> {
     weights: [Vec<Real>; 4],
     /// Lagrange multiplier accumulated in the current substep.
     pub lambda: Vec<Real>,
+    /// Whether every multiplier is 0 and stays 0 through the substep: every material was rigid
+    /// when the multipliers were last reset, and a rigid material keeps none ([`Coeffs::kept`]),
+    /// so the next substep need not zero them again.
+    pub lambda_zero: bool,
     /// Index into `materials`.
     pub mat: Vec<u16>,
     /// Stiffness of the constraints, per material.
@@ -351,6 +355,33 @@ mod tests {
         let (data, _, _) = set.split();
         let expected: Vec<[u32; 2]> = data.ids.iter().map(|c| c.map(|i| i * 16)).collect();
         assert_eq!(data.offsets, expected);
+    }
+
+    #[test]
+    fn every_substep_starts_from_zero_multipliers_as_materials_turn_rigid_and_back() {
+        use crate::constraints::registry::ConstraintFamily;
+        use crate::constraints::stiffness::Stiffness;
+        use crate::solver::Team;
+        let mut set = DistanceSet::default();
+        let compliant = Stiffness::Xpbd {
+            compliance: 1e-3,
+            damping: 0.0,
+        };
+        let rigid = Stiffness::default();
+        let m = set.materials.add(compliant);
+        set.push_constraint([0, 1], 1.0, m);
+        set.push_constraint([1, 2], 1.0, m);
+        Team::scope(1, |team| {
+            for stiffness in [compliant, rigid, rigid, compliant, compliant, rigid] {
+                set.materials.stiffness[m as usize] = stiffness;
+                set.begin_substep(0.01, 4, team);
+                assert_eq!(set.lambda, [0.0; 2], "{stiffness:?}");
+                // What a projection leaves: what the material keeps of a multiplier change.
+                let kept = set.materials.coeffs[m as usize].kept(0.5);
+                set.lambda.fill(kept);
+                assert_eq!(kept == 0.0, stiffness == rigid);
+            }
+        });
     }
 
     #[test]

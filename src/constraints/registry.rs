@@ -12,7 +12,7 @@
 //! a [`Family`] of `K`-particle constraints, which has one), and its scene keys.
 
 use super::family::{Family, FamilyKind};
-use super::stiffness::MaterialTable;
+use super::stiffness::{Coeffs, MaterialTable};
 use super::{
     AttachmentSet, ContactSet, DihedralSet, DistanceSet, IsometricSet, NeoHookeanSet,
     ParticleContactSet, PressureSet, RopeBendingSet, StrainLimitSet, SurfaceContactSet,
@@ -209,7 +209,12 @@ impl<const K: usize, Kind: FamilyKind<K>> ConstraintFamily for Family<K, Kind> {
     }
 
     fn begin_substep(&mut self, h: Real, iterations: u32, team: &Team) {
-        reset(&mut self.materials, &mut self.lambda, h, iterations, team);
+        if self.lambda_zero {
+            self.materials.resolve(h, iterations);
+        } else {
+            reset(&mut self.materials, &mut self.lambda, h, iterations, team);
+        }
+        self.lambda_zero = self.materials.coeffs.iter().all(Coeffs::is_rigid);
     }
 
     fn reads_starts(&self) -> bool {
