@@ -50,17 +50,19 @@ def garment(cells, panel=500.0, sliver=0.04, seed=39):
     j = 0 edge's corners being vertex 0 and the returned `corner`."""
     rng = random.Random(seed)
     cell = panel / cells
+
+    def coords(seam_at_end):
+        """A panel's coordinates along one side, with the sliver row on its seam's side."""
+        c = [k * cell for k in range(cells + 1)]
+        if seam_at_end:
+            c.insert(cells, panel - sliver)
+        else:
+            c.insert(1, sliver)
+        return c
+
     vs, faces, corner = [], [], None
     for pj in range(2):
         for pi in range(2):
-            def coords(seam_at_end):
-                c = [k * cell for k in range(cells + 1)]
-                if seam_at_end:
-                    c.insert(cells, panel - sliver)
-                else:
-                    c.insert(1, sliver)
-                return c
-
             us, ws = coords(pi == 0), coords(pj == 0)
             base = len(vs)
             for b, w in enumerate(ws):

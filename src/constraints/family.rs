@@ -111,8 +111,8 @@ pub struct Family<const K: usize, Kind> {
     pub lambda: Vec<Real>,
     /// Whether every multiplier is 0 and stays 0 through the substep: every material was rigid
     /// when the multipliers were last reset, and a rigid material keeps none ([`Coeffs::kept`]),
-    /// so the next substep need not zero them again.
-    pub lambda_zero: bool,
+    /// so the next substep need not zero them again. Kept by the registry's `begin_substep`.
+    pub(crate) lambda_zero: bool,
     /// Index into `materials`.
     pub mat: Vec<u16>,
     /// Stiffness of the constraints, per material.
