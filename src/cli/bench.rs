@@ -1,5 +1,6 @@
 //! `supple bench`: the stiffness-vs-iterations experiment of [`stiffness`](super::experiments::stiffness) here, the step
-//! benchmark in [`super::bench_step`] and the scene benchmark in [`super::bench_scenes`].
+//! benchmark in [`super::bench_step`], the scene benchmark in [`super::bench_scenes`] and the
+//! convergence benchmark in [`super::bench_convergence`].
 
 use crate::cli::experiments::stiffness::{run_point, sweep, write_outputs};
 use clap::{Args, Subcommand};
@@ -19,6 +20,9 @@ pub enum BenchCommand {
     /// Time every shipped scene headless: ms per frame, real-time factor and the time of each
     /// stage of the step.
     Scenes(super::bench_scenes::ScenesArgs),
+    /// Stretch of workload W's hard constraints against iterations and against time, for each
+    /// method and size; write convergence.csv and two PNG plots.
+    Convergence(super::bench_convergence::ConvergenceArgs),
 }
 
 /// Arguments of `supple bench stiffness`.
@@ -38,6 +42,7 @@ pub fn run(command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Stiffness(args) => stiffness(args),
         BenchCommand::Step(args) => super::bench_step::run(args),
         BenchCommand::Scenes(args) => super::bench_scenes::run(args),
+        BenchCommand::Convergence(args) => super::bench_convergence::run(args),
     }
 }
 

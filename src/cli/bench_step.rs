@@ -36,11 +36,7 @@ pub const CSV_HEADER: &str =
 
 /// Runs `supple bench step`: every size x method x thread count, a table on stdout and the CSV.
 pub fn run(args: &StepArgs) -> anyhow::Result<()> {
-    let methods = if args.method.is_empty() {
-        SolverMethod::ALL.to_vec()
-    } else {
-        args.method.clone()
-    };
+    let methods = super::methods_or_all(&args.method);
     // Which build of the batched kernels runs (`SUPPLE_SIMD` forces one).
     println!("simd: {}", crate::solver::simd::path());
     println!(

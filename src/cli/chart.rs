@@ -1,7 +1,7 @@
 //! What the plots of the command line share: the shipped font, drawing into an RGB bitmap and
 //! encoding it as PNG (plotters without its system-font and image dependencies).
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::sync::Once;
 
@@ -19,6 +19,23 @@ fn register_font() {
             include_bytes!("../../assets/DejaVuSans.ttf"),
         );
     });
+}
+
+/// Draws the legend of `chart`'s labelled series at `position`, in `font_size` px on a light
+/// box.
+pub fn legend<'b, CT: CoordTranslate>(
+    chart: &mut ChartContext<'b, BitMapBackend<'b>, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> anyhow::Result<()> {
+    chart
+        .configure_series_labels()
+        .label_font(("sans-serif", font_size))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(draw_error)
 }
 
 /// The error of a failed drawing call.

@@ -1,6 +1,7 @@
 //! The `supple` command line: one file per subcommand.
 
 pub mod bench;
+pub mod bench_convergence;
 pub mod bench_scenes;
 pub mod bench_step;
 pub mod chart;
@@ -31,7 +32,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Plot a run's report: kinetic energy, strain, penetration and ms per frame over time.
     Plot(plot::PlotArgs),
-    /// Benchmarks: stiffness vs iterations, the step on workload W, the shipped scenes.
+    /// Benchmarks: stiffness vs iterations, the step on workload W, the shipped scenes, and
+    /// convergence (stretch vs iterations and time) on W.
     Bench {
         /// Which benchmark.
         #[command(subcommand)]
@@ -78,6 +80,14 @@ fn positive_seconds(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("expected a time step in seconds > 0, got '{s}'")),
+    }
+}
+
+/// The methods a benchmark runs: those of `--method`, or every method when none is given.
+pub fn methods_or_all(methods: &[SolverMethod]) -> Vec<SolverMethod> {
+    match methods.is_empty() {
+        true => SolverMethod::ALL.to_vec(),
+        false => methods.to_vec(),
     }
 }
 

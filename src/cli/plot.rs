@@ -162,14 +162,7 @@ fn draw_panel(
         }
     }
     if legend {
-        chart
-            .configure_series_labels()
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(draw_error)?;
+        chart::legend(&mut chart, SeriesLabelPosition::UpperRight, 14)?;
     }
     Ok(())
 }

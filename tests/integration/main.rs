@@ -13,6 +13,7 @@ mod common;
 mod viewer_helper;
 
 mod bad_input;
+mod bench_convergence;
 mod bench_scenes_cli;
 mod bench_stiffness;
 mod cloth_on_sphere;

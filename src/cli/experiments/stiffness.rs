@@ -367,7 +367,7 @@ pub fn csv(results: &[RunResult]) -> String {
 }
 
 /// The distinct values of `key` over `items`, in order of first appearance.
-fn distinct<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<K> {
+pub(crate) fn distinct<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<K> {
     let mut out: Vec<K> = Vec::new();
     for item in items {
         let k = key(item);
@@ -505,15 +505,7 @@ pub fn plot(
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(draw_error)?;
-        Ok(())
+        chart::legend(&mut chart, SeriesLabelPosition::UpperLeft, 14)
     })?;
     Ok(Some(png))
 }

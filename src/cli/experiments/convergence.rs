@@ -1,0 +1,285 @@
+//! The convergence experiment behind `supple bench convergence`: how far workload W's hard
+//! constraints are from their rest lengths after 2 s, against the iterations per substep and
+//! against the time a frame takes, for each projection method and resolution.
+//!
+//! Every constraint of W is rigid (compliance 0), so any stretch left is the solver's: a method
+//! that converges drives the mean stretch down as iterations grow, and the time axis shows what
+//! each point costs. Where a curve flattens, more iterations buy nothing; the method and budget
+//! to pick are the lowest curve at the time a frame may take.
+
+use super::step::WARMUP_FRAMES;
+use super::stiffness::{cloth_w, distinct};
+use crate::cli::chart::{self, Area, draw_error};
+use crate::constraints::Stiffness;
+use crate::params::{SolverMethod, SolverParams};
+use crate::solver::simd::{self, SimdPath};
+use crate::stats::FrameStats;
+use crate::world::SimError;
+use plotters::prelude::*;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+/// The columns of `convergence.csv`, one per [`Point`] field (new columns go at the end).
+pub const CSV_HEADER: &str =
+    "n,method,threads,substeps,iterations,ms_per_frame,max_stretch,mean_stretch,simd";
+
+/// One run: W at one size, method, thread count and budget, measured over its timed frames.
+/// The stretch is the median over those frames, since a hanging W swings and its stretch at any
+/// one frame is noisy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Particles per side.
+    pub n: u32,
+    /// Projection method.
+    pub method: SolverMethod,
+    /// Threads of the rayon pool the run ran in.
+    pub threads: usize,
+    /// Substeps per frame.
+    pub substeps: u32,
+    /// Iterations per substep.
+    pub iterations: u32,
+    /// Median wall time of a timed frame's step, ms.
+    pub ms_per_frame: f64,
+    /// Median over the timed frames of the largest `|ℓ − d| / d` over the stretch constraints.
+    pub max_stretch: f64,
+    /// Median over the timed frames of the mean `|ℓ − d| / d` over the stretch constraints.
+    pub mean_stretch: f64,
+    /// The instruction set the batched kernels ran with (see [`simd::path`]).
+    pub simd: SimdPath,
+}
+
+/// Runs W at `n` with `params` (method, substeps, iterations) in the current rayon pool:
+/// [`WARMUP_FRAMES`] frames, then `frames` timed frames, each measured after its step.
+pub fn run_point(n: u32, params: SolverParams, frames: u32) -> Result<Point, SimError> {
+    let (method, substeps, iterations) = (params.method, params.substeps, params.iterations);
+    let mut world = cloth_w(n, Stiffness::default(), params);
+    world.step_frames(WARMUP_FRAMES)?;
+    let (mut ms, mut max, mut mean) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..frames {
+        let start = Instant::now();
+        world.step()?;
+        ms.push(1e3 * start.elapsed().as_secs_f64());
+        let stats = FrameStats::measure(&world);
+        max.push(f64::from(stats.max_strain));
+        mean.push(f64::from(stats.mean_strain));
+    }
+    Ok(Point {
+        n,
+        method,
+        threads: rayon::current_num_threads(),
+        substeps,
+        iterations,
+        ms_per_frame: median(ms),
+        max_stretch: median(max),
+        mean_stretch: median(mean),
+        simd: simd::path(),
+    })
+}
+
+/// The median of `values` (the upper one of an even count; 0 when empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// `convergence.csv`: [`CSV_HEADER`], then one row per point.
+pub fn csv(points: &[Point]) -> String {
+    let mut s = format!("{CSV_HEADER}\n");
+    for p in points {
+        writeln!(
+            s,
+            "{},{},{},{},{},{:.4},{:.6},{:.6},{}",
+            p.n,
+            p.method.name(),
+            p.threads,
+            p.substeps,
+            p.iterations,
+            p.ms_per_frame,
+            p.max_stretch,
+            p.mean_stretch,
+            p.simd
+        )
+        .expect("writing to a String cannot fail");
+    }
+    s
+}
+
+/// Size of each plot, pixels.
+const PLOT_SIZE: (u32, u32) = (1400, 650);
+
+/// A line of [`plot`]: its legend, color, marker (the rank of its thread count) and points.
+struct Line<'p> {
+    label: String,
+    color: RGBAColor,
+    marker: usize,
+    points: Vec<&'p Point>,
+}
+
+/// A plot of two panels, the mean stretch (left) and the largest (right), in % on log scales,
+/// against `x` of each point (log scale, described by `x_desc`): one line per method, size and
+/// thread count, its points in iteration order. A method has one color (darker for a larger
+/// size), a thread count one marker.
+pub fn plot(points: &[Point], x: fn(&Point) -> f64, x_desc: &str) -> anyhow::Result<Vec<u8>> {
+    let key = |p: &Point| (p.method, p.n, p.threads);
+    let (sizes, threads) = (distinct(points, |p| p.n), distinct(points, |p| p.threads));
+    let lines: Vec<Line<'_>> = distinct(points, key)
+        .into_iter()
+        .map(|k| {
+            let (method, n, t) = k;
+            let hue = [RED, BLUE, GREEN][rank(&SolverMethod::ALL, method) % 3];
+            let shade = (1 + rank(&sizes, n)) as f64 / sizes.len() as f64;
+            let mut line: Vec<&Point> = points.iter().filter(|p| key(p) == k).collect();
+            line.sort_by_key(|p| p.iterations);
+            Line {
+                label: format!("{} N={n}", method.name()),
+                color: hue.mix(0.3 + 0.7 * shade),
+                marker: rank(&threads, t),
+                points: line,
+            }
+        })
+        .collect();
+    chart::png(PLOT_SIZE, |root| {
+        let (left, right) = root.split_horizontally(PLOT_SIZE.0 / 2);
+        let mean = |p: &Point| 100.0 * p.mean_stretch;
+        let max = |p: &Point| 100.0 * p.max_stretch;
+        panel(&left, &lines, x, x_desc, mean, "mean stretch (%)", &threads)?;
+        panel(&right, &lines, x, x_desc, max, "largest stretch (%)", &[])
+    })
+}
+
+/// One panel of [`plot`]: `y` against `x` of every line's points, both on log scales (points
+/// where either is not positive are left out). With `threads` (the thread counts, in the order
+/// of the markers), the panel has the legend: one entry per method and size, and the markers in
+/// the caption.
+fn panel(
+    area: &Area<'_>,
+    lines: &[Line<'_>],
+    x: fn(&Point) -> f64,
+    x_desc: &str,
+    y: fn(&Point) -> f64,
+    y_desc: &str,
+    threads: &[usize],
+) -> anyhow::Result<()> {
+    let series: Vec<(&Line<'_>, Vec<(f64, f64)>)> = lines
+        .iter()
+        .map(|line| {
+            let xy = line
+                .points
+                .iter()
+                .map(|p| (x(p), y(p)))
+                .filter(|&(x, y)| x > 0.0 && y > 0.0)
+                .collect();
+            (line, xy)
+        })
+        .collect();
+    let all = || series.iter().flat_map(|(_, xy)| xy.iter().copied());
+    // Room above the lines for the legend.
+    let bounds = |f: fn((f64, f64)) -> f64, above: f64| {
+        let lo = all().map(f).reduce(f64::min).unwrap_or(1.0);
+        let hi = all().map(f).reduce(f64::max).unwrap_or(1.0);
+        (lo / 1.5)..(hi * above)
+    };
+    let markers = ["●", "▲", "✕"];
+    let key: Vec<String> = (threads.iter().zip(markers))
+        .map(|(t, m)| format!("{m} {t} thread(s)"))
+        .collect();
+    let caption = match key.is_empty() {
+        true => format!("W: {y_desc} vs {x_desc}"),
+        false => format!("W: {y_desc} vs {x_desc} ({})", key.join(", ")),
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            bounds(|p| p.0, 1.5).log_scale(),
+            bounds(|p| p.1, 8.0).log_scale(),
+        )
+        .map_err(draw_error)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 14))
+        .x_label_formatter(&short)
+        .y_label_formatter(&short)
+        .draw()
+        .map_err(draw_error)?;
+    for (line, xy) in series {
+        let (color, marker) = (line.color, line.marker);
+        let drawn = chart
+            .draw_series(LineSeries::new(xy.iter().copied(), color.stroke_width(2)))
+            .map_err(draw_error)?;
+        if !threads.is_empty() && marker == 0 {
+            drawn.label(line.label.as_str()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        }
+        chart
+            .draw_series(
+                xy.iter()
+                    .map(|&p| EmptyElement::at(p) + mark(marker, color)),
+            )
+            .map_err(draw_error)?;
+    }
+    if !threads.is_empty() {
+        chart::legend(&mut chart, SeriesLabelPosition::UpperRight, 13)?;
+    }
+    Ok(())
+}
+
+/// The marker of a line's points: a circle for the first thread count, then a triangle, a
+/// cross (the captions' `●`, `▲`, `✕`).
+fn mark<'b>(marker: usize, color: RGBAColor) -> DynElement<'static, BitMapBackend<'b>, (i32, i32)> {
+    match marker {
+        0 => Circle::new((0, 0), 4, color.filled()).into_dyn(),
+        1 => TriangleMarker::new((0, 0), 6, color.filled()).into_dyn(),
+        _ => Cross::new((0, 0), 5, color.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// The position of `x` in `values` (0 if absent).
+fn rank<T: PartialEq>(values: &[T], x: T) -> usize {
+    values.iter().position(|y| *y == x).unwrap_or(0)
+}
+
+/// An axis label: `v` to three decimals, without trailing zeros (`0.05`, `1`, `20`).
+fn short(v: &f64) -> String {
+    format!("{}", (v * 1e3).round() / 1e3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_iterations_leave_w_less_stretched() {
+        let point = |iterations| {
+            let params = SolverParams {
+                method: SolverMethod::GaussSeidel,
+                iterations,
+                ..SolverParams::default()
+            };
+            run_point(16, params, 20).unwrap()
+        };
+        let (few, many) = (point(1), point(16));
+        assert_eq!((few.substeps, few.iterations, many.iterations), (10, 1, 16));
+        // Rigid constraints: the stretch left is the solver's, and Gauss-Seidel's falls with
+        // every iteration.
+        assert!(
+            many.mean_stretch < 0.5 * few.mean_stretch,
+            "{} vs {}",
+            many.mean_stretch,
+            few.mean_stretch
+        );
+        let text = csv(&[few, many]);
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows[0], CSV_HEADER);
+        assert_eq!(rows.len(), 3);
+        for row in &rows[1..] {
+            assert_eq!(row.split(',').count(), CSV_HEADER.split(',').count());
+        }
+        assert!(rows[1].starts_with("16,gauss-seidel,"));
+    }
+}

@@ -1,0 +1,67 @@
+//! `supple bench convergence` writes its CSV and plots, and its numbers show what the plots are
+//! for: on W's hard constraints, more Gauss-Seidel iterations leave less stretch.
+#![cfg(feature = "cli")]
+
+use std::process::Command;
+
+const COLUMNS: &str =
+    "n,method,threads,substeps,iterations,ms_per_frame,max_stretch,mean_stretch,simd";
+
+#[test]
+fn convergence_bench_writes_stretch_against_iterations() {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_supple"))
+        .args(["bench", "convergence", "--n", "12", "--method"])
+        .args([
+            "gauss-seidel,jacobi",
+            "--iterations",
+            "1,16",
+            "--threads",
+            "1",
+        ])
+        .args(["--frames", "10", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for file in ["convergence-iterations.png", "convergence-time.png"] {
+        let png = std::fs::read(out.path().join(file)).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "{file} is not a PNG");
+    }
+    let csv = std::fs::read_to_string(out.path().join("convergence.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(COLUMNS));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let keys: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[1], r[3], r[4])).collect();
+    assert_eq!(
+        keys,
+        [
+            ("gauss-seidel", "10", "1"),
+            ("gauss-seidel", "10", "16"),
+            ("jacobi", "10", "1"),
+            ("jacobi", "10", "16")
+        ]
+    );
+    let mean = |row: usize| -> f64 { rows[row][7].parse().unwrap() };
+    // Hard constraints: what stretch is left is the solver's.
+    assert!(mean(1) < 0.5 * mean(0), "{} vs {}", mean(1), mean(0));
+    assert!(mean(3) < 0.5 * mean(2), "{} vs {}", mean(3), mean(2));
+}
+
+#[test]
+fn convergence_bench_refuses_an_unknown_method() {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_supple"))
+        .args(["bench", "convergence", "--method", "newton", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unknown method 'newton'"), "{stderr}");
+    assert!(!out.path().join("convergence.csv").exists());
+}
