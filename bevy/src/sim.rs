@@ -27,7 +27,8 @@ use supple::{
 pub struct SuppleSettings {
     /// The solver's settings (default: 1/60 s, 20 substeps of 10 iterations, gauss-seidel).
     pub params: SolverParams,
-    /// Threads for the `colored` and `jacobi` methods (default `None`: every core).
+    /// Threads for the parallel methods, `colored`, `jacobi` and `colored-chebyshev` (default
+    /// `None`: every core).
     pub threads: Option<usize>,
 }
 

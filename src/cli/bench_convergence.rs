@@ -1,7 +1,6 @@
 //! `supple bench convergence`: stretch against iterations and against time on workload W, for
 //! each method and size (see [`convergence`](super::experiments::convergence)).
 
-use super::parse_method;
 use super::pools::{in_pool, pools};
 use crate::cli::experiments::convergence::{Point, csv, plot, run_point};
 use crate::cli::experiments::step::TIMED_FRAMES;
@@ -17,8 +16,8 @@ pub struct ConvergenceArgs {
     #[arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64],
           value_parser = clap::value_parser!(u32).range(2..))]
     pub n: Vec<u32>,
-    /// Projection methods, comma-separated: gauss-seidel, colored, jacobi (default: all).
-    #[arg(long, value_delimiter = ',', value_parser = parse_method)]
+    /// Projection methods, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = super::method_parser())]
     pub method: Vec<SolverMethod>,
     /// Iterations per substep, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [1u32, 2, 4, 8, 16, 32],
@@ -44,7 +43,7 @@ pub fn run(args: &ConvergenceArgs) -> anyhow::Result<()> {
     let methods = super::methods_or_all(&args.method);
     println!("simd: {}", crate::solver::simd::path());
     println!(
-        "{:>5} {:>13} {:>7} {:>8} {:>10} {:>12} {:>12} {:>13}",
+        "{:>5} {:>17} {:>7} {:>8} {:>10} {:>12} {:>12} {:>17}",
         "n",
         "method",
         "threads",
@@ -67,7 +66,7 @@ pub fn run(args: &ConvergenceArgs) -> anyhow::Result<()> {
                     };
                     let p = in_pool(threads, || Ok(run_point(n, params, args.frames)?))?;
                     println!(
-                        "{:>5} {:>13} {:>7} {:>8} {:>10} {:>12.3} {:>11.3}% {:>12.4}%",
+                        "{:>5} {:>17} {:>7} {:>8} {:>10} {:>12.3} {:>11.3}% {:>12.4}%",
                         p.n,
                         p.method.name(),
                         p.threads,

@@ -1,6 +1,5 @@
 //! `supple bench step`: the step benchmark on workload W (see [`step`](super::experiments::step)).
 
-use super::parse_method;
 use super::pools::{in_pool, pools};
 use crate::cli::experiments::step::{StepResult, TIMED_FRAMES, bench_w};
 use crate::export::write_atomic;
@@ -16,8 +15,8 @@ pub struct StepArgs {
     #[arg(long, value_delimiter = ',', default_values_t = [32u32, 64, 128, 256],
           value_parser = clap::value_parser!(u32).range(2..))]
     pub n: Vec<u32>,
-    /// Projection methods, comma-separated: gauss-seidel, colored, jacobi (default: all).
-    #[arg(long, value_delimiter = ',', value_parser = parse_method)]
+    /// Projection methods, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = super::method_parser())]
     pub method: Vec<SolverMethod>,
     /// Thread counts, comma-separated (default: RAYON_NUM_THREADS, else one per core).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
@@ -40,7 +39,7 @@ pub fn run(args: &StepArgs) -> anyhow::Result<()> {
     // Which build of the batched kernels runs (`SUPPLE_SIMD` forces one).
     println!("simd: {}", crate::solver::simd::path());
     println!(
-        "{:>5} {:>13} {:>7} {:>12} {:>17} {:>12} {:>13}",
+        "{:>5} {:>17} {:>7} {:>12} {:>17} {:>12} {:>17}",
         "n", "method", "threads", "ms/frame", "ns/projection", "max stretch", "mean stretch"
     );
     let mut csv = format!("{CSV_HEADER}\n");
@@ -49,7 +48,7 @@ pub fn run(args: &StepArgs) -> anyhow::Result<()> {
             for threads in pools(&args.threads) {
                 let r = in_pool(threads, || Ok(bench_w(n, method, args.frames)?))?;
                 println!(
-                    "{:>5} {:>13} {:>7} {:>12.3} {:>17.3} {:>11.3}% {:>12.4}%",
+                    "{:>5} {:>17} {:>7} {:>12.3} {:>17.3} {:>11.3}% {:>12.4}%",
                     r.n,
                     r.method.name(),
                     r.threads,

@@ -12,6 +12,7 @@ pub mod pools;
 pub mod run;
 
 use crate::params::{SolverMethod, SolverParams};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 /// Supple: position-based dynamics (PBD/XPBD) for cloth and soft bodies.
@@ -53,8 +54,8 @@ pub struct SolverOverrides {
     /// Frame time step in seconds (overrides `[solver] dt`).
     #[arg(long, value_parser = positive_seconds)]
     pub dt: Option<f32>,
-    /// Projection method: gauss-seidel, colored or jacobi (overrides `[solver] method`).
-    #[arg(long, value_parser = parse_method)]
+    /// Projection method (overrides `[solver] method`).
+    #[arg(long, value_parser = method_parser())]
     pub method: Option<SolverMethod>,
 }
 
@@ -91,14 +92,11 @@ pub fn methods_or_all(methods: &[SolverMethod]) -> Vec<SolverMethod> {
     }
 }
 
-/// Parses a solver method name.
-pub fn parse_method(s: &str) -> Result<SolverMethod, String> {
-    SolverMethod::from_name(s).ok_or_else(|| {
-        format!(
-            "unknown method '{s}': expected one of {}",
-            SolverMethod::NAMES.join(", ")
-        )
-    })
+/// The parser of `--method`: every method's name, which `--help` lists as clap's possible
+/// values.
+pub fn method_parser() -> impl TypedValueParser<Value = SolverMethod> {
+    PossibleValuesParser::new(SolverMethod::NAMES)
+        .map(|name| SolverMethod::from_name(&name).expect("clap passes only the listed names"))
 }
 
 /// Runs the parsed command line; first refuses a `SUPPLE_SIMD` that names no path, or one this

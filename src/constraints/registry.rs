@@ -59,7 +59,9 @@ pub(crate) struct Pass<'a> {
     pub(crate) slots: &'a mut [Slot],
     /// The substep's start positions beside `slots`.
     pub(crate) starts: &'a [Vec3],
-    /// The Jacobi solver's buffers, inside the Jacobi sweep of the scheduled families only.
+    /// The Chebyshev acceleration's buffers (with the Jacobi solver's), inside the sweep of the
+    /// scheduled families of a method that has it; the families project Jacobi-style only with
+    /// `jacobi`.
     pub(crate) jacobi: Option<&'a mut JacobiScratch>,
     /// The thread team (its leader runs the pass).
     pub(crate) team: &'a Team,
@@ -93,7 +95,8 @@ pub(crate) trait ConstraintFamily {
     /// body, which tearing builds again.
     fn remove_from(&mut self, _first: u32) {}
 
-    /// The multipliers that the Jacobi solver extrapolates ([`Phase::Scheduled`] families).
+    /// The multipliers that the Chebyshev acceleration extrapolates ([`Phase::Scheduled`]
+    /// families): none where every material is rigid, whose `Δλ` does not depend on `λ`.
     fn multipliers(&mut self) -> &mut [Real] {
         &mut []
     }
@@ -230,7 +233,10 @@ impl<const K: usize, Kind: FamilyKind<K>> ConstraintFamily for Family<K, Kind> {
     }
 
     fn multipliers(&mut self) -> &mut [Real] {
-        &mut self.lambda
+        match self.lambda_zero {
+            true => &mut [],
+            false => &mut self.lambda,
+        }
     }
 
     fn project(&mut self, pass: &mut Pass) {

@@ -131,6 +131,7 @@ mod tests {
             ("colored", SolverMethod::Colored),
             ("gauss-seidel", SolverMethod::GaussSeidel),
             ("jacobi", SolverMethod::Jacobi),
+            ("colored-chebyshev", SolverMethod::ColoredChebyshev),
         ] {
             let text = format!("[solver]\nmethod = \"{name}\"\n");
             let world = parse_scene(&text, Path::new("s.toml")).unwrap();

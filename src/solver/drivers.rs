@@ -212,6 +212,13 @@ pub const JACOBI_OMEGA: Real = 1.5;
 /// than 1.5% (see `docs/performance.md`).
 pub const JACOBI_RHO: Real = 0.8;
 
+/// Estimated spectral radius `ρ` of one iteration of `colored` Gauss-Seidel, for the Chebyshev
+/// acceleration of `colored-chebyshev`. Measured on W (10 substeps): at N = 128 and 10
+/// iterations the largest stretch falls from 154% without acceleration to 72% at 0.9 and 54% at
+/// 0.95, and 0.98 diverges; at N = 64 and 4 iterations 0.95 already left 8 times the mean
+/// stretch of 0.9 (see `docs/performance.md`).
+pub const COLORED_RHO: Real = 0.9;
+
 /// The first iteration of a substep (counted from 0) that the Chebyshev acceleration
 /// extrapolates (Wang 2015's `S`). The first iterations carry the large correction from the
 /// predicted positions; extrapolating it from the second iteration on diverged on a cloth of 2
@@ -253,9 +260,9 @@ struct JacobiFamily {
 
 impl JacobiScratch {
     /// Begins iteration `i` (counted from 0 in each substep) over the particles `slots`: records
-    /// their positions for the Chebyshev acceleration and sets its weight.
-    pub fn begin_iteration(&mut self, i: u32, slots: &[Slot], team: &Team) {
-        let rho = JACOBI_RHO;
+    /// their positions for the Chebyshev acceleration and sets its weight for the spectral
+    /// radius `rho` ([`JACOBI_RHO`] or [`COLORED_RHO`]).
+    pub fn begin_iteration(&mut self, i: u32, rho: Real, slots: &[Slot], team: &Team) {
         self.omega = if i < CHEBYSHEV_START {
             1.0
         } else if i == CHEBYSHEV_START {
@@ -263,16 +270,39 @@ impl JacobiScratch {
         } else {
             4.0 / (4.0 - rho * rho * self.omega)
         };
+        // Later iterations start where `end_iteration` left `start`.
         if i == 0 {
             for buffer in [&mut self.start, &mut self.before] {
                 buffer.resize(slots.len(), Vec3::zeros());
             }
+            team.for_each_chunk((&mut self.start[..], slots), |_, (start, slots)| {
+                for (x, s) in start.iter_mut().zip(slots) {
+                    *x = s.p;
+                }
+            });
         }
-        team.for_each_chunk((&mut self.start[..], slots), |_, (start, slots)| {
-            for (x, s) in start.iter_mut().zip(slots) {
-                *x = s.p;
+    }
+
+    /// Records the multipliers `lambdas` (family `f` at index `f`) at the start of a substep's
+    /// first iteration for a method whose passes project in place (`colored-chebyshev`), for
+    /// [`JacobiScratch::end_iteration`], which records them for the next iterations; the Jacobi
+    /// passes record their own.
+    pub fn record_multipliers(&mut self, lambdas: &[&mut [Real]], team: &Team) {
+        if self.families.len() < lambdas.len() {
+            self.families.resize_with(lambdas.len(), Default::default);
+        }
+        for (family, lambda) in self.families.iter_mut().zip(lambdas) {
+            if lambda.is_empty() {
+                continue;
             }
-        });
+            for buffer in [&mut family.start, &mut family.before] {
+                buffer.resize(lambda.len(), 0.0);
+            }
+            team.for_each_chunk(
+                (&mut family.start[..], &lambda[..]),
+                |_, (start, lambda)| start.copy_from_slice(lambda),
+            );
+        }
     }
 
     /// Ends an iteration begun by [`JacobiScratch::begin_iteration`] with the Chebyshev
@@ -281,32 +311,38 @@ impl JacobiScratch {
     /// from the positions `x̂` after the iteration's Jacobi passes,
     /// `x⁽ᵏ⁺¹⁾ = ω_k (x̂ − x⁽ᵏ⁻¹⁾) + x⁽ᵏ⁻¹⁾`, with `ω_k = 1` before iteration
     /// `S` = [`CHEBYSHEV_START`], `ω_S = 2 / (2 − ρ²)`, `ω_k = 4 / (4 − ρ² ω_{k−1})` after it,
-    /// and `ρ` [`JACOBI_RHO`]. The multipliers `lambdas` (family `f` at index `f`) move with the
+    /// and `ρ` the radius given to `begin_iteration`. The multipliers `lambdas` (family `f` at index `f`) move with the
     /// same weights, whose sum is 1, so that each stays the impulse its constraint has applied
     /// and XPBD keeps its compliance.
+    ///
+    /// The same pass writes the new iterate over `x⁽ᵏ⁻¹⁾`, which it no longer needs, as the start
+    /// of the next iteration (and likewise the multipliers), so an iteration makes one pass over
+    /// the particles for the acceleration.
     pub fn end_iteration(&mut self, slots: &mut [Slot], lambdas: &mut [&mut [Real]], team: &Team) {
         let omega = self.omega;
-        if omega != 1.0 {
-            let parts = (&mut slots[..], &self.before[..]);
-            team.for_each_chunk(parts, |_, (slots, before)| {
-                for (s, &b) in slots.iter_mut().zip(before) {
-                    s.p = b + (s.p - b) * omega;
+        let parts = (&mut slots[..], &mut self.before[..]);
+        team.for_each_chunk(parts, |_, (slots, before)| {
+            for (s, b) in slots.iter_mut().zip(before) {
+                if omega != 1.0 {
+                    s.p = *b + (s.p - *b) * omega;
                 }
-            });
-        }
+                *b = s.p;
+            }
+        });
         std::mem::swap(&mut self.start, &mut self.before);
         for (family, lambda) in self.families.iter_mut().zip(lambdas.iter_mut()) {
             if lambda.is_empty() {
                 continue;
             }
-            if omega != 1.0 {
-                let parts = (&mut lambda[..], &family.before[..]);
-                team.for_each_chunk(parts, |_, (lambda, before)| {
-                    for (l, &b) in lambda.iter_mut().zip(before) {
-                        *l = b + (*l - b) * omega;
+            let parts = (&mut lambda[..], &mut family.before[..]);
+            team.for_each_chunk(parts, |_, (lambda, before)| {
+                for (l, b) in lambda.iter_mut().zip(before) {
+                    if omega != 1.0 {
+                        *l = *b + (*l - *b) * omega;
                     }
-                });
-            }
+                    *b = *l;
+                }
+            });
             std::mem::swap(&mut family.start, &mut family.before);
         }
     }

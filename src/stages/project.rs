@@ -8,6 +8,7 @@ use crate::constraints::registry::{ConstraintFamily, FAMILIES, FAMILY_COUNT, Pas
 use crate::math::{Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
+use crate::solver::drivers::{COLORED_RHO, JACOBI_RHO};
 use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{JacobiScratch, Slot, Team};
 use crate::timing::{Stage, StageClock};
@@ -33,8 +34,8 @@ pub(crate) struct Workspace {
 /// [registry](crate::constraints::registry), in its order, for a substep of `params.h()`. Each
 /// iteration projects the [`Phase::Scheduled`] families as `params.method` says (serially;
 /// `colored` spreads the blocks of a color over `team`, whose leader calls this; `jacobi` sums
-/// each family's corrections over `team` and extrapolates every iteration, see
-/// [`JacobiScratch`]), then the [`Phase::Serial`] ones; after the last iteration the
+/// each family's corrections over `team`; `jacobi` and `colored-chebyshev` extrapolate every
+/// iteration, see [`JacobiScratch`]), then the [`Phase::Serial`] ones; after the last iteration the
 /// [`Phase::AfterIterations`] ones (tethers, strain limits); and every iteration the
 /// [`Phase::Particles`] families (shape matching, pressure, attachments, contacts), contacts
 /// last so that they have the final word on penetration.
@@ -71,7 +72,12 @@ pub(crate) fn project_constraints(
     origins.extend(first.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
     pack(ps, origins, slots, (starts, lost), with_starts, team);
     clock.lap(Stage::Pack);
-    let jacobi_sweep = params.method == SolverMethod::Jacobi;
+    // The Chebyshev acceleration's spectral radius, for the methods that have it.
+    let chebyshev = match params.method {
+        SolverMethod::Jacobi => Some(JACOBI_RHO),
+        SolverMethod::ColoredChebyshev => Some(COLORED_RHO),
+        SolverMethod::GaussSeidel | SolverMethod::Colored => None,
+    };
     for iteration in 0..params.iterations {
         let mut pass = Pass {
             method: params.method,
@@ -87,8 +93,11 @@ pub(crate) fn project_constraints(
             up: contact::up(params.gravity),
             colliders,
         };
-        if jacobi_sweep {
-            jacobi.begin_iteration(iteration, pass.slots, team);
+        if let Some(rho) = chebyshev {
+            jacobi.begin_iteration(iteration, rho, pass.slots, team);
+            if iteration == 0 && params.method != SolverMethod::Jacobi {
+                jacobi.record_multipliers(&multipliers(&mut families), team);
+            }
             clock.lap(Stage::Pack);
             pass.jacobi = Some(&mut *jacobi);
         }
@@ -137,7 +146,7 @@ fn project(
     }
 }
 
-/// The multipliers of every family, in registry order, for the Jacobi solver's extrapolation:
+/// The multipliers of every family, in registry order, for the Chebyshev extrapolation:
 /// those of the [`Phase::Scheduled`] families, none of the others.
 fn multipliers<'a>(
     families: &'a mut [&mut dyn ConstraintFamily; FAMILY_COUNT],

@@ -62,6 +62,10 @@ fn convergence_bench_refuses_an_unknown_method() {
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("unknown method 'newton'"), "{stderr}");
+    assert!(stderr.contains("invalid value 'newton'"), "{stderr}");
+    assert!(
+        stderr.contains("[possible values: gauss-seidel, colored, jacobi, colored-chebyshev]"),
+        "{stderr}"
+    );
     assert!(!out.path().join("convergence.csv").exists());
 }

@@ -80,6 +80,13 @@ fn jacobi_xpbd_rope_settles_to_hookes_law() {
 }
 
 #[test]
+fn colored_chebyshev_xpbd_rope_settles_to_hookes_law() {
+    // The multipliers are extrapolated with the positions, so each stays the impulse its
+    // segment applied and the compliance holds.
+    settles_to_hookes_law("colored-chebyshev", 10);
+}
+
+#[test]
 fn pbd_rope_gets_stiffer_with_more_iterations() {
     let total = |iterations| {
         extensions(&hanging_rope(

@@ -96,7 +96,11 @@ fn a_rope_tethered_to_both_ends_gets_one_tether_per_free_particle_to_the_nearer_
 
 #[test]
 fn tethered_cloth_is_bit_identical_for_1_and_2_threads() {
-    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+    for method in [
+        SolverMethod::Colored,
+        SolverMethod::Jacobi,
+        SolverMethod::ColoredChebyshev,
+    ] {
         let run = |threads| {
             let mut world = w(64, method, 3, true);
             on_threads(threads, || world.step_frames(20).unwrap());

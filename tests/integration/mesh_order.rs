@@ -104,7 +104,11 @@ fn a_shuffled_mesh_gives_the_same_bits_on_one_and_two_threads() {
     let n = 32;
     let random = shuffled(n * n);
     let desc = w_mesh(n, &random);
-    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+    for method in [
+        SolverMethod::Colored,
+        SolverMethod::Jacobi,
+        SolverMethod::ColoredChebyshev,
+    ] {
         let one = hang(&desc, &random, method, 10, 1, 20);
         let two = hang(&desc, &random, method, 10, 2, 20);
         assert!(one == two, "{method:?}: the bits differ");

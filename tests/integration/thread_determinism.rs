@@ -33,7 +33,11 @@ fn cloth_is_bit_identical_for_1_2_and_4_threads() {
     // one by one (`colored` projects them, `jacobi` sums their corrections); its 4,096 particles
     // and its multipliers are not fewer than `MIN_CHUNK_LEN`, so the per-particle stages are
     // spread over the team too.
-    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+    for method in [
+        SolverMethod::Colored,
+        SolverMethod::Jacobi,
+        SolverMethod::ColoredChebyshev,
+    ] {
         let reference = positions_after(workload_w(64, method), 20, 1);
         for threads in [2, 4] {
             let x = positions_after(workload_w(64, method), 20, threads);
@@ -52,7 +56,11 @@ fn scene_with_dihedral_or_isometric_bending_and_contacts_is_thread_independent()
     let isometric = dihedral.replace("kind = \"dihedral\"", "kind = \"isometric\"");
     assert!(isometric != dihedral, "the flag's bending is dihedral");
     for text in [dihedral, isometric] {
-        for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+        for method in [
+            SolverMethod::Colored,
+            SolverMethod::Jacobi,
+            SolverMethod::ColoredChebyshev,
+        ] {
             let world = || with_method(parse_scene(&text, &path).unwrap(), method);
             let one = positions_after(world(), 30, 1);
             for threads in [2, 4] {
@@ -108,7 +116,11 @@ fn soft_body_is_thread_independent() {
         );
         w
     };
-    for method in [SolverMethod::Colored, SolverMethod::Jacobi] {
+    for method in [
+        SolverMethod::Colored,
+        SolverMethod::Jacobi,
+        SolverMethod::ColoredChebyshev,
+    ] {
         let one = positions_after(world(method), 40, 1);
         for threads in [2, 4] {
             assert!(

@@ -104,6 +104,9 @@ pub fn csv(points: &[Point]) -> String {
     s
 }
 
+/// The color of each method's lines, in the order of [`SolverMethod::ALL`].
+const HUES: [RGBColor; SolverMethod::ALL.len()] = [RED, BLUE, GREEN, MAGENTA];
+
 /// Size of each plot, pixels.
 const PLOT_SIZE: (u32, u32) = (1400, 650);
 
@@ -126,7 +129,7 @@ pub fn plot(points: &[Point], x: fn(&Point) -> f64, x_desc: &str) -> anyhow::Res
         .into_iter()
         .map(|k| {
             let (method, n, t) = k;
-            let hue = [RED, BLUE, GREEN][rank(&SolverMethod::ALL, method) % 3];
+            let hue = HUES[rank(&SolverMethod::ALL, method)];
             let shade = (1 + rank(&sizes, n)) as f64 / sizes.len() as f64;
             let mut line: Vec<&Point> = points.iter().filter(|p| key(p) == k).collect();
             line.sort_by_key(|p| p.iterations);
