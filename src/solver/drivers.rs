@@ -242,6 +242,9 @@ pub struct JacobiScratch {
     before: Vec<Vec3>,
     /// Chebyshev weight `ω_k` of the current iteration.
     omega: Real,
+    /// Whether the last [`JacobiScratch::end_iteration`] left the next iteration's start
+    /// positions in `start`.
+    started: bool,
     /// Per family, in the caller's numbering.
     families: Vec<JacobiFamily>,
 }
@@ -270,11 +273,12 @@ impl JacobiScratch {
         } else {
             4.0 / (4.0 - rho * rho * self.omega)
         };
-        // Later iterations start where `end_iteration` left `start`.
         if i == 0 {
             for buffer in [&mut self.start, &mut self.before] {
                 buffer.resize(slots.len(), Vec3::zeros());
             }
+        }
+        if i == 0 || !self.started {
             team.for_each_chunk((&mut self.start[..], slots), |_, (start, slots)| {
                 for (x, s) in start.iter_mut().zip(slots) {
                     *x = s.p;
@@ -315,20 +319,33 @@ impl JacobiScratch {
     /// same weights, whose sum is 1, so that each stays the impulse its constraint has applied
     /// and XPBD keeps its compliance.
     ///
-    /// The same pass writes the new iterate over `x⁽ᵏ⁻¹⁾`, which it no longer needs, as the start
-    /// of the next iteration (and likewise the multipliers), so an iteration makes one pass over
-    /// the particles for the acceleration.
-    pub fn end_iteration(&mut self, slots: &mut [Slot], lambdas: &mut [&mut [Real]], team: &Team) {
+    /// The same pass writes the new iterate over `x⁽ᵏ⁻¹⁾`, which it no longer needs, as the
+    /// start of the next iteration when `next_starts_here` (no other phase moves the particles
+    /// before the next iteration), so that an iteration then makes one pass over the particles
+    /// for the acceleration; otherwise `begin_iteration` records the start. The multipliers,
+    /// which only the scheduled families change, are always recorded here.
+    pub fn end_iteration(
+        &mut self,
+        slots: &mut [Slot],
+        lambdas: &mut [&mut [Real]],
+        next_starts_here: bool,
+        team: &Team,
+    ) {
         let omega = self.omega;
-        let parts = (&mut slots[..], &mut self.before[..]);
-        team.for_each_chunk(parts, |_, (slots, before)| {
-            for (s, b) in slots.iter_mut().zip(before) {
-                if omega != 1.0 {
-                    s.p = *b + (s.p - *b) * omega;
+        if omega != 1.0 || next_starts_here {
+            let parts = (&mut slots[..], &mut self.before[..]);
+            team.for_each_chunk(parts, |_, (slots, before)| {
+                for (s, b) in slots.iter_mut().zip(before) {
+                    if omega != 1.0 {
+                        s.p = *b + (s.p - *b) * omega;
+                    }
+                    if next_starts_here {
+                        *b = s.p;
+                    }
                 }
-                *b = s.p;
-            }
-        });
+            });
+        }
+        self.started = next_starts_here;
         std::mem::swap(&mut self.start, &mut self.before);
         for (family, lambda) in self.families.iter_mut().zip(lambdas.iter_mut()) {
             if lambda.is_empty() {

@@ -59,6 +59,9 @@ pub(crate) fn project_constraints(
 ) {
     let mut families = cs.each_mut();
     let particles = in_phase(Phase::Particles).any(|f| !families[f].is_empty());
+    // Whether an iteration ends with the scheduled families' positions (no serial or particle
+    // family moves them after the Chebyshev extrapolation).
+    let scheduled_last = !particles && in_phase(Phase::Serial).all(|f| families[f].is_empty());
     let with_starts = families.iter().any(|f| f.reads_starts());
     let Workspace {
         slots,
@@ -104,7 +107,7 @@ pub(crate) fn project_constraints(
         project(&mut families, Phase::Scheduled, &mut pass, clock);
         if let Some(jacobi) = pass.jacobi.take() {
             let mut lambdas = multipliers(&mut families);
-            jacobi.end_iteration(pass.slots, &mut lambdas, team);
+            jacobi.end_iteration(pass.slots, &mut lambdas, scheduled_last, team);
             clock.lap(Stage::Pack);
         }
         project(&mut families, Phase::Serial, &mut pass, clock);

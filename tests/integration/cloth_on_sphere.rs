@@ -30,6 +30,11 @@ fn colored_draped_cloth_never_penetrates_and_comes_to_rest() {
     drapes(SolverMethod::Colored);
 }
 
+#[test]
+fn colored_chebyshev_draped_cloth_never_penetrates_and_comes_to_rest() {
+    drapes(SolverMethod::ColoredChebyshev);
+}
+
 fn drapes(method: SolverMethod) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/drape.toml");
     let mut world = load_scene(&path).unwrap().world;

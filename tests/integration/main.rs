@@ -18,6 +18,7 @@ mod bench_scenes_cli;
 mod bench_stiffness;
 mod cloth_on_sphere;
 mod collider_pins;
+mod colored_chebyshev;
 mod construction_api;
 mod determinism;
 mod divergence;
