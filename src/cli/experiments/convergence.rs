@@ -1,6 +1,6 @@
 //! The convergence experiment behind `supple bench convergence`: how far workload W's hard
-//! constraints are from their rest lengths after 2 s, against the iterations per substep and
-//! against the time a frame takes, for each projection method and resolution.
+//! constraints are from their rest lengths over its first 2 s, against the iterations per
+//! substep and against the time a frame takes, for each projection method and resolution.
 //!
 //! Every constraint of W is rigid (compliance 0), so any stretch left is the solver's: a method
 //! that converges drives the mean stretch down as iterations grow, and the time axis shows what
