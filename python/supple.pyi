@@ -134,11 +134,14 @@ class World:
         wind: Optional[Union[Vec3, dict[str, Any]]] = None,
         max_displacement: Optional[float] = None,
         max_strain: Optional[float] = None,
+        shake: Optional[bool] = None,
     ) -> None:
         """An empty world with these solver settings (the keys of a scene's `[solver]` table;
         None takes its default: dt 1/60 s, 10 substeps, 10 iterations, "gauss-seidel",
         gravity (0, -9.81, 0) m/s^2, no damping, no wind, max_strain 10: a run stretched past
-        1000% stops with SimulationError). `wind` is a vector (m/s), or a dict of the scene's
+        1000% stops with SimulationError; shake False: distance constraints projected along
+        their current direction, not SHAKE's start direction, which keeps a swinging chain's
+        energy). `wind` is a vector (m/s), or a dict of the scene's
         gust keys: {"mean": (x, y, z), "amplitude", "period", "wavelength", "seed"}."""
     @staticmethod
     def load(path: Union[str, os.PathLike]) -> "World":

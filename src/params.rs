@@ -100,6 +100,15 @@ pub struct SolverParams {
     /// of a fine cloth stretched far beyond its own length in a step that leaves the body's
     /// shape as it was is not a blow-up.
     pub max_strain: Real,
+    /// Project distance constraints (cloth stretch, shear and cross-distance bending, rope
+    /// segments, soft-body edges) along their direction at the substep's start, as SHAKE does
+    /// (Ryckaert, Ciccotti and Berendsen 1977), instead of their current one (default false).
+    /// The step is then the symplectic Störmer-Verlet step with constraints: a swinging chain
+    /// keeps its energy as the iterations converge, where the default projection, an implicit
+    /// step, dissipates it at any substep. For ropes, chains and loosely loaded cloth: a body
+    /// under high tension (a pressurised surface, a cloth pressed onto a collider) can gain
+    /// energy or stretch further (`docs/performance.md`, "Energy").
+    pub shake: bool,
 }
 
 impl Default for SolverParams {
@@ -115,6 +124,7 @@ impl Default for SolverParams {
             gust: None,
             max_displacement: 0.0,
             max_strain: 10.0,
+            shake: false,
         }
     }
 }

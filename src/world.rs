@@ -651,7 +651,7 @@ impl World {
         let p = &self.params;
         let ps = &mut self.particles;
         let cs = &mut self.constraints;
-        cs.begin_substep(h, p.iterations, team);
+        cs.begin_substep(h, p.iterations, p.shake, team);
         let pins = &mut self.collider_pins;
         self.carries.clear();
         for (j, c) in self.colliders.iter_mut().enumerate() {

@@ -340,7 +340,7 @@ impl World {
     /// An empty world with these solver settings (the keys of a scene's `[solver]` table;
     /// `None` takes the scene file's default).
     #[new]
-    #[pyo3(signature = (*, dt=None, substeps=None, iterations=None, method=None, gravity=None, damping=None, wind=None, max_displacement=None, max_strain=None))]
+    #[pyo3(signature = (*, dt=None, substeps=None, iterations=None, method=None, gravity=None, damping=None, wind=None, max_displacement=None, max_strain=None, shake=None))]
     fn new(
         dt: Option<f32>,
         substeps: Option<i64>,
@@ -351,6 +351,7 @@ impl World {
         wind: Option<&Bound<'_, PyAny>>,
         max_displacement: Option<f32>,
         max_strain: Option<f32>,
+        shake: Option<bool>,
     ) -> PyResult<Self> {
         let d = SolverParams::default();
         let method = match method {
@@ -374,6 +375,7 @@ impl World {
             gust,
             max_displacement: max_displacement.unwrap_or(d.max_displacement),
             max_strain: max_strain.unwrap_or(d.max_strain),
+            shake: shake.unwrap_or(d.shake),
         };
         let world = engine::World::new(params).map_err(|e| build_error(e, &[]))?;
         Ok(World::wrap(world))
@@ -1014,6 +1016,7 @@ impl World {
         d.set_item("damping", p.damping)?;
         d.set_item("wind", <[f32; 3]>::from(p.wind))?;
         d.set_item("max_displacement", p.max_displacement)?;
+        d.set_item("shake", p.shake)?;
         Ok(d)
     }
 

@@ -41,7 +41,7 @@ impl<const K: usize, Kind: FamilyKind<K>> Kernel<K> for FamilyData<'_, K, Kind> 
     }
 
     fn damped(&self) -> bool {
-        self.coeffs.iter().any(Coeffs::damped)
+        self.coeffs.iter().any(Coeffs::reads_displacements)
     }
 
     #[inline(always)]
@@ -115,6 +115,9 @@ struct Batched<'d, 'a, const K: usize, Kind, V, P, const PAIR: bool, const HARD:
     /// Whether every material of the family is rigid, so that no multiplier is kept (see
     /// [`Coeffs::kept`]) and the batches neither read nor write them.
     rigid: bool,
+    /// Whether the family's materials are projected SHAKE's way ([`Coeffs::shake`], the same
+    /// for every material of a family).
+    shake: bool,
     /// The type of a pair of batches, `P` (no data).
     pair: std::marker::PhantomData<fn() -> P>,
 }
@@ -146,6 +149,7 @@ impl<
                 alpha_tilde: V::splat(k.alpha_tilde),
                 gamma: V::splat(k.gamma),
                 scale: V::splat(k.scale),
+                shake: k.shake,
             }),
             _ => None,
         };
@@ -162,6 +166,7 @@ impl<
             uniform,
             tables,
             rigid,
+            shake: data.coeffs.iter().any(|k| k.shake),
             pair: std::marker::PhantomData,
         }
     }
@@ -176,6 +181,7 @@ impl<
                 alpha_tilde: V::lookup(alpha_tilde, &mat),
                 gamma: V::lookup(gamma, &mat),
                 scale: V::lookup(scale, &mat),
+                shake: self.shake,
             };
         }
         let [mut alpha_tilde, mut gamma, mut scale] = [[0.0; LANES]; 3];
@@ -187,6 +193,7 @@ impl<
             alpha_tilde: V::from_array(alpha_tilde),
             gamma: V::from_array(gamma),
             scale: V::from_array(scale),
+            shake: self.shake,
         }
     }
 }
@@ -386,6 +393,7 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
             alpha_tilde: join(ga.k.alpha_tilde, gb.k.alpha_tilde),
             gamma: join(ga.k.gamma, gb.k.gamma),
             scale: join(ga.k.scale, gb.k.scale),
+            shake: ga.k.shake,
         };
         let (rest, lambda) = (join(ga.rest, gb.rest), join(ga.lambda, gb.lambda));
         let mut weights = [zero; 4];
@@ -745,6 +753,7 @@ fn hard<T: Lanes>() -> Coeffs<T> {
         alpha_tilde: T::splat(0.0),
         gamma: T::splat(0.0),
         scale: T::splat(1.0),
+        shake: false,
     }
 }
 
@@ -754,7 +763,7 @@ fn hard<T: Lanes>() -> Coeffs<T> {
 /// none, see [`Coeffs::kept`]), and the walk holds three vectors fewer in its registers.
 fn is_hard(k: &Coeffs) -> bool {
     let bits = |k: &Coeffs| [k.alpha_tilde, k.gamma, k.scale].map(Real::to_bits);
-    bits(k) == bits(&hard())
+    bits(k) == bits(&hard()) && !k.shake
 }
 
 /// Defines `$name`, [`walk_batches_as`] with AVX vectors compiled for the target features
@@ -822,6 +831,13 @@ pub(crate) fn assert_batched_matches_scalar<const K: usize, Kind: FamilyKind<K> 
     set.materials.coeffs.fill(super::stiffness::Coeffs::rigid());
     let lambda = batched_matches_scalar(&set, &ps);
     assert!(lambda.iter().all(|&l| l == 0.0), "rigid multipliers stay 0");
+    // Projected SHAKE's way (distance constraints; the other kinds ignore it), which reads the
+    // displacements with or without damping.
+    for damping in [0.0, 0.01] {
+        let (mut set, ps) = build(damping, true);
+        set.materials.coeffs.iter_mut().for_each(|k| k.shake = true);
+        batched_matches_scalar(&set, &ps);
+    }
 }
 
 /// Particles at `x` for the families' tests: inverse masses 1 to 3 (1/kg), every 97th pinned.

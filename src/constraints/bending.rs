@@ -343,6 +343,7 @@ mod tests {
             alpha_tilde: 10.0,
             gamma: 0.0,
             scale: 1.0,
+            shake: false,
         };
         let p = folded(1.0);
         let (theta, _) = dihedral_angle_and_gradient(p).unwrap();

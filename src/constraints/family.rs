@@ -156,10 +156,13 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         self.ids.is_empty()
     }
 
-    /// Whether a material of the family has XPBD damping this substep, so that its projection
-    /// reads the substep's start positions.
+    /// Whether a material of the family has XPBD damping or SHAKE's direction this substep, so
+    /// that its projection reads the substep's start positions.
     pub fn damped(&self) -> bool {
-        self.materials.coeffs.iter().any(Coeffs::damped)
+        self.materials
+            .coeffs
+            .iter()
+            .any(Coeffs::reads_displacements)
     }
 
     /// The particles of each constraint.

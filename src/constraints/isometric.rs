@@ -209,6 +209,7 @@ mod tests {
             alpha_tilde: 10.0,
             gamma: 0.0,
             scale: 1.0,
+            shake: false,
         };
         let p = folded(1.0);
         let c = isometric_curvature(p, k);

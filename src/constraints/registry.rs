@@ -190,11 +190,18 @@ impl ConstraintSets {
     }
 
     /// Begins a substep of `h` seconds in every family (see
-    /// [`ConstraintFamily::begin_substep`]). The particle-surface contacts take the particle
-    /// contacts' stiffness and static friction.
-    pub(crate) fn begin_substep(&mut self, h: Real, iterations: u32, team: &Team) {
+    /// [`ConstraintFamily::begin_substep`]), the distance families projected SHAKE's way when
+    /// `shake` (see [`SolverParams::shake`](crate::SolverParams::shake)). The particle-surface
+    /// contacts take the particle contacts' stiffness and static friction.
+    pub(crate) fn begin_substep(&mut self, h: Real, iterations: u32, shake: bool, team: &Team) {
         for f in self.each_mut() {
             f.begin_substep(h, iterations, team);
+        }
+        for set in [&mut self.stretch, &mut self.bend_distance] {
+            set.materials
+                .coeffs
+                .iter_mut()
+                .for_each(|k| k.shake = shake);
         }
         self.surface_contact.stiffness = (
             self.particle_contact.materials.coeffs[0],

@@ -89,13 +89,16 @@ pub struct Coeffs<T = Real> {
     pub gamma: T,
     /// Scale of the position correction: `k`, `k'`, or 1 for XPBD.
     pub scale: T,
+    /// Whether a distance constraint is projected along its direction at the substep's start
+    /// (SHAKE, [`SolverParams::shake`](crate::SolverParams::shake)); the other kinds ignore it.
+    pub shake: bool,
 }
 
 impl Coeffs {
-    /// Whether the material has XPBD damping, which reads the particles' displacements `p − x`
-    /// in the substep.
-    pub fn damped(&self) -> bool {
-        self.gamma != 0.0
+    /// Whether the projection reads the particles' displacements `p − x` in the substep: for
+    /// XPBD damping, or for SHAKE's start direction.
+    pub fn reads_displacements(&self) -> bool {
+        self.gamma != 0.0 || self.shake
     }
 }
 
@@ -167,11 +170,13 @@ impl Stiffness {
                 alpha_tilde: 0.0,
                 gamma: 0.0,
                 scale: k,
+                shake: false,
             },
             Stiffness::PbdCorrected { k } => Coeffs {
                 alpha_tilde: 0.0,
                 gamma: 0.0,
                 scale: 1.0 - (1.0 - k).powf(1.0 / iterations.max(1) as Real),
+                shake: false,
             },
             Stiffness::Xpbd {
                 compliance,
@@ -180,6 +185,7 @@ impl Stiffness {
                 alpha_tilde: compliance / (h * h),
                 gamma: compliance * damping / h,
                 scale: 1.0,
+                shake: false,
             },
             Stiffness::Elastic { .. } => self.per_element(1.0).coeffs(h, iterations),
             // A solid's tets take per-element materials from its Lamé parameters; on its own it
@@ -344,6 +350,7 @@ mod tests {
             alpha_tilde: 4.0,
             gamma: 0.0,
             scale: 1.0,
+            shake: false,
         };
         // At the XPBD fixed point −C = α̃λ the update is zero.
         assert_eq!(delta_lambda(-4.0 * 0.25, 1.0, None, 0.25, &k), 0.0);

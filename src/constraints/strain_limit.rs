@@ -60,6 +60,7 @@ pub fn solve_strain_limit(
             alpha_tilde: 0.0,
             gamma: 0.0,
             scale: 1.0,
+            shake: false,
         },
     );
     (r.applied > 0.0 && w0 + w1 > 0.0).then(|| r.dp.map(Into::into))

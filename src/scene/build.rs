@@ -93,6 +93,7 @@ fn solver(raw: &RawSolver, ctx: &Ctx) -> Result<SolverParams, SceneError> {
         },
         max_displacement: raw.max_displacement,
         max_strain: raw.max_strain,
+        shake: raw.shake,
     })
 }
 

@@ -138,4 +138,18 @@ mod tests {
             assert_eq!(world.params().method, method);
         }
     }
+
+    #[test]
+    fn solver_shake_parses_and_a_number_is_refused_at_its_key() {
+        let world = parse_scene("[solver]\nshake = true\n", Path::new("s.toml")).unwrap();
+        assert!(world.params().shake);
+        let default = parse_scene("[solver]\n", Path::new("s.toml")).unwrap();
+        assert!(!default.params().shake);
+        let err = parse_scene("[solver]\nshake = 1\n", Path::new("s.toml")).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains("s.toml:2") && message.contains("shake"),
+            "{message}"
+        );
+    }
 }

@@ -32,6 +32,7 @@ pub(super) struct RawSolver {
     pub(super) wind: RawWind,
     pub(super) max_displacement: Real,
     pub(super) max_strain: Real,
+    pub(super) shake: bool,
 }
 
 impl Default for RawSolver {
@@ -47,6 +48,7 @@ impl Default for RawSolver {
             wind: RawWind::Steady(p.wind.into()),
             max_displacement: p.max_displacement,
             max_strain: p.max_strain,
+            shake: p.shake,
         }
     }
 }

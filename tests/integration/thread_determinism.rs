@@ -49,6 +49,31 @@ fn cloth_is_bit_identical_for_1_2_and_4_threads() {
     }
 }
 
+/// The distance constraints projected SHAKE's way read the substep's start positions in every
+/// block, and give the same bits on any thread count.
+#[test]
+fn cloth_projected_shakes_way_is_bit_identical_for_1_2_and_4_threads() {
+    let shaken = |method| {
+        let mut world = workload_w(64, method);
+        let params = supple::SolverParams {
+            shake: true,
+            ..world.params().clone()
+        };
+        world.set_params(params).unwrap();
+        world
+    };
+    for method in [SolverMethod::Colored, SolverMethod::ColoredChebyshev] {
+        let reference = positions_after(shaken(method), 20, 1);
+        for threads in [2, 4] {
+            let x = positions_after(shaken(method), 20, threads);
+            assert!(
+                x == reference,
+                "{method:?}: {threads} threads differ from 1"
+            );
+        }
+    }
+}
+
 #[test]
 fn scene_with_dihedral_or_isometric_bending_and_contacts_is_thread_independent() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/flag.toml");
