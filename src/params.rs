@@ -105,8 +105,8 @@ pub struct SolverParams {
     /// (Ryckaert, Ciccotti and Berendsen 1977), instead of their current one (default false).
     /// The step is then the symplectic Störmer-Verlet step with constraints: a swinging chain
     /// keeps its energy as the iterations converge, where the default projection, an implicit
-    /// step, dissipates it at any substep. For ropes, chains and loosely loaded cloth: a body
-    /// under high tension (a pressurised surface, a cloth pressed onto a collider) can gain
+    /// step, dissipates it at any substep. For ropes and chains: a cloth's loss is mostly the
+    /// jerk of slack rows pulled taut, which it does not change, and a body under high tension (a pressurised surface, a cloth pressed onto a collider) can gain
     /// energy or stretch further (`docs/performance.md`, "Energy").
     pub shake: bool,
 }
