@@ -97,7 +97,7 @@ pub(crate) fn project_constraints(
             colliders,
         };
         if let Some(rho) = chebyshev {
-            jacobi.begin_iteration(iteration, rho, pass.slots, team);
+            jacobi.begin_iteration((iteration, params.iterations), rho, pass.slots, team);
             if iteration == 0 && params.method != SolverMethod::Jacobi {
                 jacobi.record_multipliers(&multipliers(&mut families), team);
             }
