@@ -62,7 +62,11 @@ fn cloth_projected_shakes_way_is_bit_identical_for_1_2_and_4_threads() {
         world.set_params(params).unwrap();
         world
     };
-    for method in [SolverMethod::Colored, SolverMethod::ColoredChebyshev] {
+    for method in [
+        SolverMethod::Colored,
+        SolverMethod::Jacobi,
+        SolverMethod::ColoredChebyshev,
+    ] {
         let reference = positions_after(shaken(method), 20, 1);
         for threads in [2, 4] {
             let x = positions_after(shaken(method), 20, threads);
