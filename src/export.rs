@@ -249,6 +249,8 @@ pub struct Settings {
     pub wind: [Real; 3],
     /// Strain past which the run stops as diverging.
     pub max_strain: Real,
+    /// Whether distance constraints are projected along their start direction (SHAKE).
+    pub shake: bool,
     /// Rayon worker threads available to the solver.
     pub threads: usize,
 }
@@ -264,6 +266,7 @@ impl From<&SolverParams> for Settings {
             damping: p.damping,
             wind: p.wind.into(),
             max_strain: p.max_strain,
+            shake: p.shake,
             threads: rayon::current_num_threads(),
         }
     }

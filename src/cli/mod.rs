@@ -57,6 +57,10 @@ pub struct SolverOverrides {
     /// Projection method (overrides `[solver] method`).
     #[arg(long, value_parser = method_parser())]
     pub method: Option<SolverMethod>,
+    /// Project distance constraints along their direction at the substep's start (sets
+    /// `[solver] shake = true`): a swinging rope keeps its energy.
+    #[arg(long)]
+    pub shake: bool,
 }
 
 impl SolverOverrides {
@@ -74,6 +78,7 @@ impl SolverOverrides {
         if let Some(m) = self.method {
             params.method = m;
         }
+        params.shake |= self.shake;
     }
 }
 

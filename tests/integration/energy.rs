@@ -318,3 +318,29 @@ fn jacobi_at_one_iteration_per_substep_never_gains_energy() {
         assert!(strain < 0.01, "{substeps} x 1: strain {strain}");
     }
 }
+
+/// `supple run --shake` sets `[solver] shake` for the run, as the report's settings show; without
+/// the flag the scene's own setting (false) stands.
+#[cfg(feature = "cli")]
+#[test]
+fn the_shake_flag_sets_the_runs_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/rope.toml");
+    for (flag, expected) in [(Some("--shake"), true), (None, false)] {
+        let report = dir.path().join("r.json");
+        let mut args = vec![
+            "run",
+            scene.to_str().unwrap(),
+            "--headless",
+            "--frames",
+            "2",
+        ];
+        args.extend(["--report", report.to_str().unwrap()]);
+        args.extend(flag);
+        let (ok, _, stderr) = crate::cli_helper::supple(&args, dir.path());
+        assert!(ok, "{stderr}");
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(r["settings"]["shake"], expected, "{flag:?}");
+    }
+}
