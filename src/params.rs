@@ -106,8 +106,9 @@ pub struct SolverParams {
     /// The step is then the symplectic Störmer-Verlet step with constraints: a swinging chain
     /// keeps its energy as the iterations converge, where the default projection, an implicit
     /// step, dissipates it at any substep. For ropes and chains: a cloth's loss is mostly the
-    /// jerk of slack rows pulled taut, which it does not change, and a body under high tension (a pressurised surface, a cloth pressed onto a collider) can gain
-    /// energy or stretch further (`docs/performance.md`, "Energy").
+    /// jerk of slack rows pulled taut, which it does not change, and a body under high tension
+    /// (a pressurised surface, a cloth pressed onto a collider) can gain energy or stretch
+    /// further (`docs/performance.md`, "Energy").
     pub shake: bool,
 }
 

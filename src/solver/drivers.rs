@@ -215,9 +215,9 @@ pub const JACOBI_OMEGA: Real = 1.5;
 /// `2 (n − 1)` constraints it shares a particle with at most ½), so `μ ≥ 1 − ω`. What one
 /// substep's iterations leave, the velocity update carries into the next prediction, so the
 /// error follows `e⁺ = μᵏ (2e − e⁻)` over substeps of `k` iterations, as Verlet's does, and that
-/// recurrence grows unless `μᵏ ≥ −⅓`. With `k = 1` and `ω` = 1.5 a chain's zig-zag mode has `μ` = −½:
-/// an undamped 20-link chain at 200 x 1 gained energy a thousandfold within 10 s. `ω = 1` keeps
-/// `μ ≥ 0`; from two iterations on, `μᵏ ≥ −⅛` with `ω` = 1.5.
+/// recurrence grows unless `μᵏ ≥ −⅓`. With `k = 1` and `ω` = 1.5 a chain's zig-zag mode has
+/// `μ` = −½: an undamped 20-link chain at 200 x 1 gained energy a thousandfold within 10 s.
+/// `ω = 1` keeps `μ ≥ 0`; from two iterations on, `μᵏ ≥ −⅛` with `ω` = 1.5.
 pub fn jacobi_relaxation(iterations: u32) -> Real {
     match iterations {
         1 => 1.0,
@@ -397,8 +397,8 @@ impl JacobiScratch {
 
 /// Projects every constraint of `family` Jacobi-style: all corrections are computed from the
 /// same positions and then applied together, each scaled by the relaxation `ω / n`, with `ω`
-/// from [`jacobi_relaxation`] and `n` the largest number of the family's constraints on any of its
-/// particles. Where every particle has `n` constraints this is the averaging of Macklin et al.
+/// from [`jacobi_relaxation`] and `n` the largest number of the family's constraints on any of
+/// its particles. Where every particle has `n` constraints this is the averaging of Macklin et al.
 /// 2014 (`Δxᵢ = ω/nᵢ Σ Δxᵢ`); scaling per constraint rather than per particle keeps each
 /// multiplier equal to the impulse actually applied, so XPBD keeps its compliance (per-particle
 /// averaging makes a rope `n / ω` times too soft), and no particle moves by more than `ω` times

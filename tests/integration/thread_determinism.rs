@@ -27,33 +27,38 @@ fn with_method(mut world: World, method: SolverMethod) -> World {
     world
 }
 
-#[test]
-fn cloth_is_bit_identical_for_1_2_and_4_threads() {
-    // N = 64: both families are cut into 8 blocks, four per color, handed to the team's members
-    // one by one (`colored` projects them, `jacobi` sums their corrections); its 4,096 particles
-    // and its multipliers are not fewer than `MIN_CHUNK_LEN`, so the per-particle stages are
-    // spread over the team too.
+/// Asserts that the world `world(method)` makes, stepped `frames` frames, ends with the same
+/// bits on 2 and 4 threads as on 1, for each parallel method.
+fn assert_thread_independent(frames: u32, world: impl Fn(SolverMethod) -> World) {
     for method in [
         SolverMethod::Colored,
         SolverMethod::Jacobi,
         SolverMethod::ColoredChebyshev,
     ] {
-        let reference = positions_after(workload_w(64, method), 20, 1);
+        let one = positions_after(world(method), frames, 1);
         for threads in [2, 4] {
-            let x = positions_after(workload_w(64, method), 20, threads);
             assert!(
-                x == reference,
+                positions_after(world(method), frames, threads) == one,
                 "{method:?}: {threads} threads differ from 1"
             );
         }
     }
 }
 
+#[test]
+fn cloth_is_bit_identical_for_1_2_and_4_threads() {
+    // N = 64: both families are cut into 8 blocks, four per color, handed to the team's members
+    // one by one (`colored` projects them, `jacobi` sums their corrections); its 4,096 particles
+    // and its multipliers are not fewer than `MIN_CHUNK_LEN`, so the per-particle stages are
+    // spread over the team too.
+    assert_thread_independent(20, |method| workload_w(64, method));
+}
+
 /// The distance constraints projected SHAKE's way read the substep's start positions in every
 /// block, and give the same bits on any thread count.
 #[test]
 fn cloth_projected_shakes_way_is_bit_identical_for_1_2_and_4_threads() {
-    let shaken = |method| {
+    assert_thread_independent(20, |method| {
         let mut world = workload_w(64, method);
         let params = supple::SolverParams {
             shake: true,
@@ -61,21 +66,7 @@ fn cloth_projected_shakes_way_is_bit_identical_for_1_2_and_4_threads() {
         };
         world.set_params(params).unwrap();
         world
-    };
-    for method in [
-        SolverMethod::Colored,
-        SolverMethod::Jacobi,
-        SolverMethod::ColoredChebyshev,
-    ] {
-        let reference = positions_after(shaken(method), 20, 1);
-        for threads in [2, 4] {
-            let x = positions_after(shaken(method), 20, threads);
-            assert!(
-                x == reference,
-                "{method:?}: {threads} threads differ from 1"
-            );
-        }
-    }
+    });
 }
 
 #[test]
@@ -85,20 +76,9 @@ fn scene_with_dihedral_or_isometric_bending_and_contacts_is_thread_independent()
     let isometric = dihedral.replace("kind = \"dihedral\"", "kind = \"isometric\"");
     assert!(isometric != dihedral, "the flag's bending is dihedral");
     for text in [dihedral, isometric] {
-        for method in [
-            SolverMethod::Colored,
-            SolverMethod::Jacobi,
-            SolverMethod::ColoredChebyshev,
-        ] {
-            let world = || with_method(parse_scene(&text, &path).unwrap(), method);
-            let one = positions_after(world(), 30, 1);
-            for threads in [2, 4] {
-                assert!(
-                    positions_after(world(), 30, threads) == one,
-                    "{method:?}: {threads} threads"
-                );
-            }
-        }
+        assert_thread_independent(30, |method| {
+            with_method(parse_scene(&text, &path).unwrap(), method)
+        });
     }
 }
 
@@ -145,17 +125,5 @@ fn soft_body_is_thread_independent() {
         );
         w
     };
-    for method in [
-        SolverMethod::Colored,
-        SolverMethod::Jacobi,
-        SolverMethod::ColoredChebyshev,
-    ] {
-        let one = positions_after(world(method), 40, 1);
-        for threads in [2, 4] {
-            assert!(
-                positions_after(world(method), 40, threads) == one,
-                "{method:?}: {threads} threads"
-            );
-        }
-    }
+    assert_thread_independent(40, world);
 }
