@@ -729,24 +729,25 @@ impl World {
         self.check_finite()?;
         let (ps, stretch) = (&self.particles, &self.constraints.stretch);
         let limit = self.params.max_strain;
-        let measure = |c: usize| {
-            let [a, b] = stretch.ids()[c].map(|i| i as usize);
-            let d = stretch.rest[c];
-            let length = d.max(self.strain_floors[ps.body[a] as usize]);
-            ((ps.x[a] - ps.x[b]).norm_squared(), d, length)
+        let (x, body, floors) = (&ps.x, &ps.body, &self.strain_floors);
+        let measure = |(&[a, b], &d): (&[u32; 2], &Real)| {
+            let (a, b) = (a as usize, b as usize);
+            let length = d.max(floors[body[a] as usize]);
+            ((x[a] - x[b]).norm_squared(), d, length)
         };
+        let constraints = || stretch.ids().iter().zip(&stretch.rest);
         // |ℓ − d| ≤ s L holds when max(d − s L, 0)² ≤ ℓ² ≤ (d + s L)²: no square root or
         // division per constraint while every strain is within the limit, the usual case.
-        let within = (0..stretch.len()).all(|c| {
+        let within = constraints().all(|c| {
             let (l2, d, length) = measure(c);
             let (low, high) = ((d - limit * length).max(0.0), d + limit * length);
             low * low <= l2 && l2 <= high * high
         });
         let worst = (!within)
             .then(|| {
-                (0..stretch.len())
-                    .map(|c| {
-                        let (l2, d, length) = measure(c);
+                (constraints().enumerate())
+                    .map(|(c, constraint)| {
+                        let (l2, d, length) = measure(constraint);
                         (c, (l2.sqrt() - d).abs() / length)
                     })
                     .max_by(|a, b| a.1.total_cmp(&b.1))

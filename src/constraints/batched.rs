@@ -26,6 +26,7 @@ use super::family::{FamilyData, FamilyKind, project_one};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::drivers::{self, Correction, Kernel, Walk};
+use crate::solver::schedule;
 use crate::solver::simd::{self, Batch, Pair, TABLE, gather_vec3};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
@@ -513,19 +514,27 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
         // inside the AVX caller.
         let zero = V::splat(0.0);
         let (mut p, mut w) = ([LaneVec([zero; 3]); K], [zero; K]);
-        for n in 0..K {
-            // SAFETY (both arms): the offsets are 16 times ids below `span` (checked above), and
-            // paired lanes' slots follow each other (`paired`). No other thread accesses these
-            // particles (the caller's contract); distinct lanes share no particle (repeated lanes
-            // read and write the same values).
-            let [x, y, z, wn] = unsafe {
-                let slots = lane_slots(v, offsets, n);
-                match is_paired(paired, n) {
-                    true => V::gather_paired(&slots),
-                    false => V::gather(&slots),
-                }
-            };
-            (p[n], w[n]) = (LaneVec([x, y, z]), wn);
+        if is_straddled::<K>(paired) {
+            // SAFETY: as below; each lane's second particle is the one after its first.
+            let [first, second] = unsafe { V::gather_straddled(&lane_slots(v, offsets, 0)) };
+            for (n, [x, y, z, wn]) in [(0, first), (K - 1, second)] {
+                (p[n], w[n]) = (LaneVec([x, y, z]), wn);
+            }
+        } else {
+            for n in 0..K {
+                // SAFETY (both arms): the offsets are 16 times ids below `span` (checked above),
+                // and paired lanes' slots follow each other (`paired`). No other thread accesses
+                // these particles (the caller's contract); distinct lanes share no particle
+                // (repeated lanes read and write the same values).
+                let [x, y, z, wn] = unsafe {
+                    let slots = lane_slots(v, offsets, n);
+                    match is_paired(paired, n) {
+                        true => V::gather_paired(&slots),
+                        false => V::gather(&slots),
+                    }
+                };
+                (p[n], w[n]) = (LaneVec([x, y, z]), wn);
+            }
         }
         // An `if`, not `bool::then`: LLVM did not inline the closure into the AVX walk.
         let dx = if DAMPED {
@@ -578,6 +587,13 @@ impl<const K: usize, Kind: FamilyKind<K>, V: Batch, P: Pair<V>, const PAIR: bool
 #[inline(always)]
 fn is_paired(paired: u8, n: usize) -> bool {
     paired & 1 << n != 0
+}
+
+/// Whether the lanes of a batch of `K`-particle constraints whose [`FamilyData::paired`] entry
+/// is `paired` are straddled (see [`schedule::STRADDLED`]).
+#[inline(always)]
+fn is_straddled<const K: usize>(paired: u8) -> bool {
+    K == 2 && paired == schedule::STRADDLED
 }
 
 /// The slots of particle `n` of each lane of a batch whose slot offsets are `offsets`.
@@ -664,6 +680,15 @@ impl<V: Batch, const K: usize> Gathered<'_, V, K> {
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     unsafe fn add(&self, dp: [LaneVec<V>; K], v: &View) {
+        if is_straddled::<K>(self.paired) {
+            // SAFETY: the caller's contract; each lane's second particle is the one after its
+            // first.
+            unsafe {
+                let slots = lane_slots(v, self.offsets, 0);
+                V::add_scatter_straddled([dp[0].0, dp[K - 1].0], &slots);
+            }
+            return;
+        }
         for n in 0..K {
             // SAFETY: the caller's contract; paired lanes' slots follow each other.
             unsafe {
@@ -683,6 +708,13 @@ impl<V: Batch, const K: usize> Gathered<'_, V, K> {
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     unsafe fn store(&self, p: [LaneVec<V>; K], w: [V; K], v: &View) {
+        if is_straddled::<K>(self.paired) {
+            let [[x0, y0, z0], [x1, y1, z1]] = [p[0].0, p[K - 1].0];
+            let xyzw = [[x0, y0, z0, w[0]], [x1, y1, z1, w[K - 1]]];
+            // SAFETY: as below; each lane's second particle is the one after its first.
+            unsafe { V::scatter_straddled(xyzw, &lane_slots(v, self.offsets, 0)) };
+            return;
+        }
         for n in 0..K {
             let [x, y, z] = p[n].0;
             let xyzw = [x, y, z, w[n]];

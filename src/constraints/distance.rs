@@ -277,8 +277,13 @@ mod tests {
     #[test]
     fn batched_projection_of_runs_matches_the_scalar_kernel_bit_for_bit() {
         let (mut set, _) = family(0.0, false, true);
-        let paired = set.split().0.paired.iter().filter(|&&r| r == 0b11).count();
+        let count = |set: &mut DistanceSet, entry: u8| {
+            set.split().0.paired.iter().filter(|&&r| r == entry).count()
+        };
+        let paired = count(&mut set, 0b11);
         assert!(paired > 50, "{paired} batches of paired lanes");
+        let straddled = count(&mut set, crate::solver::schedule::STRADDLED);
+        assert!(straddled > 50, "{straddled} batches of straddled lanes");
         assert_batched_matches_scalar(|damping, two| family(damping, two, true));
     }
 

@@ -95,9 +95,11 @@ pub struct Family<const K: usize, Kind> {
     /// instead of `ids`, so that a particle's address is one addition (one shift fewer, and fewer
     /// registers).
     offsets: Vec<[u32; K]>,
-    /// The paired particles of each full batch (see [`schedule::paired`]).
+    /// The paired particles of each full batch, or [`schedule::STRADDLED`] (see
+    /// [`schedule::paired`]).
     paired: Vec<u8>,
-    /// Whether any entry of `paired` is not 0.
+    /// Whether some full batch has paired particles (an entry of `paired` neither 0 nor
+    /// [`schedule::STRADDLED`]).
     any_paired: bool,
     /// Colored blocks (see [`Blocks`]); constraints pushed after
     /// [`Family::schedule`] form a serial tail.
@@ -129,10 +131,10 @@ pub struct FamilyData<'a, const K: usize, Kind> {
     /// The byte offsets of the slots of `ids` (see
     /// [`Positions::slot_at`](crate::solver::Positions::slot_at)).
     pub offsets: &'a [[u32; K]],
-    /// The paired particles of each full batch (see [`schedule::paired`]): one entry per
-    /// constraint.
+    /// The paired particles of each full batch, or [`schedule::STRADDLED`] (see
+    /// [`schedule::paired`]): one entry per constraint.
     pub paired: &'a [u8],
-    /// Whether some full batch has paired particles.
+    /// Whether some full batch has paired particles (not only straddled ones).
     pub any_paired: bool,
     /// Rest value of each constraint.
     pub rest: &'a [Real],
@@ -264,7 +266,10 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         self.blocks = schedule.blocks;
         assert_eq!(schedule::validate(&self.ids, &self.blocks), Ok(()));
         self.paired = schedule::paired(&self.ids, &self.blocks.batches);
-        self.any_paired = self.paired.iter().any(|&p| p != 0);
+        self.any_paired = self
+            .paired
+            .iter()
+            .any(|&p| p != 0 && p != schedule::STRADDLED);
     }
 
     /// The kernel's data, the multipliers and the blocks, borrowed apart.

@@ -175,8 +175,8 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
             for (w, &b) in walks.iter_mut().zip(color) {
                 *w = Walk {
                     lambda: std::mem::take(&mut parts[b]),
-                    batches: blocks.batches_in(blocks.range(b)),
-                    apart: blocks.apart_in(blocks.range(b)),
+                    batches: blocks.batches_of(b..b + 1),
+                    apart: blocks.apart_of(b..b + 1),
                 };
             }
             let n = color.len();
@@ -189,8 +189,8 @@ unsafe fn project_with<const K: usize, const DAMPED: bool, F: Kernel<K>>(
     } else {
         let mut whole = Walk {
             lambda: scheduled,
-            batches: blocks.batches_in(0..end),
-            apart: blocks.apart_in(0..end),
+            batches: blocks.batches_of(0..blocks.len()),
+            apart: blocks.apart_of(0..blocks.len()),
         };
         // SAFETY: this thread alone walks the constraints, one after another.
         unsafe { family.walk_batches::<DAMPED>(&mut whole, v) }

@@ -254,6 +254,63 @@ pub trait Batch: Lanes + Send + Sync {
         // SAFETY: the caller's contract.
         unsafe { Self::add_scatter(dp, slots) }
     }
+
+    /// [`Batch::gather`] of both particles of straddled lanes (see
+    /// [`schedule::STRADDLED`](super::schedule::STRADDLED)): lane `l`'s first particle in
+    /// `slots[l]` and its second in the slot after it, so that each lane is one load where the
+    /// vector has it. Returns the first particles' x, y, z and w, then the second's.
+    ///
+    /// # Safety
+    /// As [`Batch::gather`], for `slots` and for the slot after each.
+    #[inline(always)]
+    unsafe fn gather_straddled(slots: &[*mut Slot; LANES]) -> [[Self; 4]; 2] {
+        // SAFETY: the caller's contract.
+        unsafe { [Self::gather(slots), Self::gather(&next_slots(slots))] }
+    }
+
+    /// [`Batch::scatter`] of both particles of straddled lanes, the inverse of
+    /// [`Batch::gather_straddled`].
+    ///
+    /// # Safety
+    /// As [`Batch::scatter`], for `slots` and for the slot after each.
+    #[inline(always)]
+    unsafe fn scatter_straddled(xyzw: [[Self; 4]; 2], slots: &[*mut Slot; LANES]) {
+        let [first, second] = xyzw;
+        // SAFETY: the caller's contract.
+        unsafe {
+            Self::scatter(first, slots);
+            Self::scatter(second, &next_slots(slots));
+        }
+    }
+
+    /// [`Batch::add_scatter`] to both particles of straddled lanes (see
+    /// [`Batch::gather_straddled`]): `dp[0]` to the first, `dp[1]` to the second.
+    ///
+    /// # Safety
+    /// As [`Batch::add_scatter`], for `slots` and for the slot after each.
+    #[inline(always)]
+    unsafe fn add_scatter_straddled(dp: [[Self; 3]; 2], slots: &[*mut Slot; LANES]) {
+        let [first, second] = dp;
+        // SAFETY: the caller's contract.
+        unsafe {
+            Self::add_scatter(first, slots);
+            Self::add_scatter(second, &next_slots(slots));
+        }
+    }
+}
+
+/// The slot after each of `slots`. A plain loop, so that it compiles inside an AVX caller.
+///
+/// # Safety
+/// Each slot after one of `slots` lies in the same allocation.
+#[inline(always)]
+unsafe fn next_slots(slots: &[*mut Slot; LANES]) -> [*mut Slot; LANES] {
+    let mut next = *slots;
+    for s in &mut next {
+        // SAFETY: the caller's contract.
+        *s = unsafe { s.add(1) };
+    }
+    next
 }
 
 /// The vectors `v[ids[l]]` of the lanes `l`, one SIMD vector per coordinate: the start
@@ -627,6 +684,70 @@ pub mod avx {
                 }
             }
         }
+
+        /// Each lane's two slots one 32-byte load: lanes 0 to 3 transposed give vectors of
+        /// their first particles (low half) beside their second (high half), lanes 4 to 7 the
+        /// same, and one cross-half permute per vector regroups them.
+        #[inline(always)]
+        unsafe fn gather_straddled(slots: &[*mut Slot; LANES]) -> [[Self; 4]; 2] {
+            // SAFETY: as in `gather`, for each slot and the one after it.
+            unsafe {
+                let row = |l: usize| _mm256_loadu_ps(slots[l].cast::<f32>());
+                let low = transpose([row(0), row(1), row(2), row(3)]);
+                let high = transpose([row(4), row(5), row(6), row(7)]);
+                let mut out = [[F32x8(_mm256_setzero_ps()); 4]; 2];
+                for c in 0..4 {
+                    out[0][c] = F32x8(_mm256_permute2f128_ps::<0x20>(low[c], high[c]));
+                    out[1][c] = F32x8(_mm256_permute2f128_ps::<0x31>(low[c], high[c]));
+                }
+                out
+            }
+        }
+
+        /// The inverse of [`Batch::gather_straddled`]: each lane's two slots one 32-byte store.
+        #[inline(always)]
+        unsafe fn scatter_straddled(xyzw: [[Self; 4]; 2], slots: &[*mut Slot; LANES]) {
+            // SAFETY: as in `gather_straddled`.
+            unsafe {
+                for (l, row) in straddled_rows(xyzw).into_iter().enumerate() {
+                    _mm256_storeu_ps(slots[l].cast::<f32>(), row);
+                }
+            }
+        }
+
+        /// Each lane's two slots read, added to and written back whole, 32 bytes at a time.
+        #[inline(always)]
+        unsafe fn add_scatter_straddled(dp: [[Self; 3]; 2], slots: &[*mut Slot; LANES]) {
+            // SAFETY: as in `gather_straddled`.
+            unsafe {
+                let moved = [moves(dp[0]), moves(dp[1])];
+                for (l, row) in straddled_rows(moved).into_iter().enumerate() {
+                    let s = slots[l].cast::<f32>();
+                    _mm256_storeu_ps(s, _mm256_add_ps(_mm256_loadu_ps(s), row));
+                }
+            }
+        }
+    }
+
+    /// The rows of straddled lanes (see [`Batch::gather_straddled`]) from the x, y, z and w of
+    /// their first particles, `xyzw[0]`, and of their second, `xyzw[1]`: row `l` holds lane
+    /// `l`'s first slot in its low half and its second in its high half.
+    #[inline(always)]
+    fn straddled_rows(xyzw: [[F32x8; 4]; 2]) -> [__m256; LANES] {
+        // SAFETY: AVX is present (see the type's docs).
+        unsafe {
+            let zero = _mm256_setzero_ps();
+            let (mut low, mut high) = ([zero; 4], [zero; 4]);
+            for c in 0..4 {
+                let (first, second) = (xyzw[0][c].0, xyzw[1][c].0);
+                low[c] = _mm256_permute2f128_ps::<0x20>(first, second);
+                high[c] = _mm256_permute2f128_ps::<0x31>(first, second);
+            }
+            let (low, high) = (transpose(low), transpose(high));
+            [
+                low[0], low[1], low[2], low[3], high[0], high[1], high[2], high[3],
+            ]
+        }
     }
 }
 
@@ -819,10 +940,7 @@ mod tests {
     /// lane by lane moves, bit for bit, and those read and write each lane's own slot.
     #[test]
     fn paired_moves_give_the_lane_by_lane_moves() {
-        let start = |i: usize| {
-            let f = i as Real;
-            Slot::new(f + 0.25, -f * 1.5, f * f / 7.0, 1.0 / (f + 1.0))
-        };
+        let start = test_slot;
         let firsts = [3, 8, 13, 16];
         let lanes: [usize; LANES] = std::array::from_fn(|l| firsts[l % 4] + l / 4);
         let xyzw = std::array::from_fn(|c| std::array::from_fn(|l| (c * LANES + l) as Real / 8.0));
@@ -834,15 +952,10 @@ mod tests {
             // SAFETY: the lanes' slots lie in `slots`, paired as `gather_paired` requires; one
             // thread; AVX only where the processor has it (below).
             let moved = unsafe { moves(&lanes.map(|l| base.add(l)), xyzw, dp) };
-            let bits = |s: &[Slot]| -> Vec<u32> {
-                s.iter()
-                    .flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits))
-                    .collect()
-            };
             (
                 moved.0.map(|v| v.map(f32::to_bits)),
-                bits(&moved.1),
-                bits(&slots),
+                slot_bits(&moved.1),
+                slot_bits(&slots),
             )
         };
         let portable = run(paired_moves::<f32x8>);
@@ -857,15 +970,114 @@ mod tests {
             assert_eq!(portable.1[4 * l..4 * l + 4], added.map(f32::to_bits));
             want[i] = Slot::new(xyzw[0][l], xyzw[1][l], xyzw[2][l], xyzw[3][l]);
         }
-        let written: Vec<u32> = want
-            .iter()
-            .flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits))
-            .collect();
-        assert_eq!(portable.2, written, "each lane's slot written, no other");
+        assert_eq!(
+            portable.2,
+            slot_bits(&want),
+            "each lane's slot written, no other"
+        );
         #[cfg(target_arch = "x86_64")]
         if detected() >= SimdPath::Avx2 {
             assert_eq!(run(avx_paired_moves), portable);
         }
+    }
+
+    /// Slot `i` of the tests' slots: distinct, inexact values.
+    fn test_slot(i: usize) -> Slot {
+        let f = i as Real;
+        Slot::new(f + 0.25, -f * 1.5, f * f / 7.0, 1.0 / (f + 1.0))
+    }
+
+    /// The bits of `slots`, x, y, z and w of each.
+    fn slot_bits(slots: &[Slot]) -> Vec<u32> {
+        (slots.iter())
+            .flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits))
+            .collect()
+    }
+
+    /// What [`straddled_moves`] returns: the gathered vectors of the lanes' first and second
+    /// particles, and their two slots after the addition, lane by lane.
+    type MovedStraddled = ([[[Real; LANES]; 4]; 2], Vec<Slot>);
+
+    /// Straddled slots (each lane's two side by side, some of them across a cache line) read,
+    /// added to and written by AVX's straddled moves give the portable vector's lane by lane
+    /// moves, bit for bit, and those read and write each lane's two slots, no other.
+    #[test]
+    fn straddled_moves_give_the_lane_by_lane_moves() {
+        use std::array::from_fn;
+        let firsts: [usize; LANES] = [0, 3, 6, 9, 13, 16, 19, 23];
+        let value = |n: usize, c: usize, l: usize| ((n * 4 + c) * LANES + l) as Real / 8.0;
+        let xyzw = from_fn(|n| from_fn(|c| from_fn(|l| value(n, c, l))));
+        let step = |n: usize, c: usize, l: usize| (l as Real + 3.0 + n as Real).powi(c as i32 - 1);
+        let dp = from_fn(|n| from_fn(|c| from_fn(|l| step(n, c, l))));
+        let run = |moves: unsafe fn(&[*mut Slot; LANES], _, _) -> MovedStraddled| {
+            let mut slots: Vec<Slot> = (0..26).map(test_slot).collect();
+            let base = slots.as_mut_ptr();
+            // SAFETY: the lanes' two slots lie in `slots`; one thread; AVX only where the
+            // processor has it (below).
+            let moved = unsafe { moves(&firsts.map(|l| base.add(l)), xyzw, dp) };
+            let gathered = moved.0.map(|n| n.map(|v| v.map(f32::to_bits)));
+            (gathered, slot_bits(&moved.1), slot_bits(&slots))
+        };
+        let portable = run(straddled_moves::<f32x8>);
+        let mut want: Vec<Slot> = (0..26).map(test_slot).collect();
+        let mut added = Vec::new();
+        for (l, &i) in firsts.iter().enumerate() {
+            for n in 0..2 {
+                let s = want[i + n];
+                let bits = [s.p.x, s.p.y, s.p.z, s.w].map(f32::to_bits);
+                assert_eq!(portable.0[n].map(|v| v[l]), bits, "lane {l}, particle {n}");
+                let d = dp[n].map(|c| c[l]);
+                added.push(Slot::new(s.p.x + d[0], s.p.y + d[1], s.p.z + d[2], s.w));
+                want[i + n] = Slot::new(xyzw[n][0][l], xyzw[n][1][l], xyzw[n][2][l], xyzw[n][3][l]);
+            }
+        }
+        assert_eq!(portable.1, slot_bits(&added));
+        assert_eq!(
+            portable.2,
+            slot_bits(&want),
+            "each lane's two slots written, no other"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if detected() >= SimdPath::Avx2 {
+            assert_eq!(run(avx_straddled_moves), portable);
+        }
+    }
+
+    /// Gathers the straddled slots from `ptrs` with `V`, adds `dp` to them and copies them, then
+    /// writes `xyzw` to them.
+    ///
+    /// # Safety
+    /// `ptrs` and the slot after each are valid for reads and writes, and no two lanes share a
+    /// slot; `V`'s instructions are present.
+    #[inline(always)]
+    unsafe fn straddled_moves<V: Batch>(
+        ptrs: &[*mut Slot; LANES],
+        xyzw: [[[Real; LANES]; 4]; 2],
+        dp: [[[Real; LANES]; 3]; 2],
+    ) -> MovedStraddled {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let gathered = V::gather_straddled(ptrs).map(|n| n.map(V::to_array));
+            V::add_scatter_straddled(dp.map(|n| n.map(V::from_array)), ptrs);
+            let added = ptrs.iter().flat_map(|&p| [*p, *p.add(1)]).collect();
+            V::scatter_straddled(xyzw.map(|n| n.map(V::from_array)), ptrs);
+            (gathered, added)
+        }
+    }
+
+    /// [`straddled_moves`] with AVX vectors, compiled for AVX as the crate uses them.
+    ///
+    /// # Safety
+    /// As [`straddled_moves`], and the processor has AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn avx_straddled_moves(
+        ptrs: &[*mut Slot; LANES],
+        xyzw: [[[Real; LANES]; 4]; 2],
+        dp: [[[Real; LANES]; 3]; 2],
+    ) -> MovedStraddled {
+        // SAFETY: the caller's contract.
+        unsafe { straddled_moves::<avx::F32x8>(ptrs, xyzw, dp) }
     }
 
     /// Gathers the paired slots `ptrs` with `V`, adds `dp` to them and copies them, then writes

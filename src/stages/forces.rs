@@ -153,7 +153,9 @@ fn accumulate_wind_as<V: Batch>(ps: &mut ParticleSet, body: &Body, field: &WindF
 }
 
 /// `v ← v + h (g + w f)` for every free particle, then clears the accumulated forces. The wind
-/// is accumulated on this thread, the particles are then spread over `team`.
+/// is accumulated on this thread, the particles are then spread over `team`. Only the wind
+/// accumulates forces, so in calm air every `f` is 0 and the pass adds `h g` without reading or
+/// clearing them.
 pub fn apply_external_forces(
     ps: &mut ParticleSet,
     bodies: &[Body],
@@ -162,10 +164,19 @@ pub fn apply_external_forces(
     h: Real,
     team: &Team,
 ) {
-    if !wind.is_calm() {
-        for body in bodies {
-            accumulate_wind(ps, body, wind);
-        }
+    if wind.is_calm() {
+        let step = gravity * h;
+        team.for_each_chunk((&mut ps.v[..], &ps.inv_mass[..]), |_, (v, inv_mass)| {
+            for (v, &w) in v.iter_mut().zip(inv_mass) {
+                if w > 0.0 {
+                    *v += step;
+                }
+            }
+        });
+        return;
+    }
+    for body in bodies {
+        accumulate_wind(ps, body, wind);
     }
     let fields = (&mut ps.v[..], &mut ps.force[..], &ps.inv_mass[..]);
     team.for_each_chunk(fields, |_, (v, force, inv_mass)| {
