@@ -10,7 +10,7 @@
 //! world coordinates cannot hold of a position is kept beside it (see
 //! [`ParticleSet::rounding`] and [`ParticleSet::residual`]).
 
-use super::team::Team;
+use super::team::{Split, Team};
 use crate::math::{Coords, Flat4, Real, Vec3};
 use crate::particles::ParticleSet;
 use std::marker::PhantomData;
@@ -164,58 +164,76 @@ pub fn pack(
         ((&ps.p[..], &ps.rounding[..]), (&ps.x[..], &ps.residual[..])),
         (&ps.inv_mass[..], &ps.body[..]),
     );
-    team.for_each_chunk(
-        fields,
-        |_, ((slots, starts, lost), (p, x), (inv_mass, body))| {
-            // Four particles of one body at a time, the others one by one.
-            let mut i = 0;
-            while i < slots.len() {
-                let o = origins[body[i] as usize];
-                let out = (&mut slots[i..], &mut lost[i..], &mut starts[i..]);
-                let from = ((&p.0[i..], &p.1[i..]), &inv_mass[i..]);
-                let start = with_starts.then_some((&x.0[i..], &x.1[i..]));
-                if one_body(body, i) {
-                    pack_at::<Flat4>(o, from, start, out);
-                    i += 4;
-                } else {
-                    pack_at::<Vec3>(o, from, start, out);
-                    i += 1;
-                }
-            }
-        },
-    );
+    team.for_each_chunk(fields, |_, (out, (p, x), (inv_mass, body))| {
+        for_each_body(((out, p), (x, inv_mass)), body, |b, ((out, p), (x, w))| {
+            let start = with_starts.then_some(x);
+            pack_body(origins[b as usize], (p, w), start, out);
+        });
+    });
 }
 
-/// Whether the four particles from `i` exist and belong to one body (`body` per particle), so
-/// that [`pack`] and [`unpack`] take them as one [`Flat4`].
+/// Calls `f(b, part)` on each run of `parts` (slices of one length, see [`Split`]) whose
+/// particles all belong to one body `b`, in order; `body` holds each particle's body.
 #[inline(always)]
-fn one_body(body: &[u32], i: usize) -> bool {
-    i + 4 <= body.len() && body[i + 1..i + 4].iter().all(|&c| c == body[i])
+fn for_each_body<S: Split>(mut parts: S, mut body: &[u32], mut f: impl FnMut(u32, S)) {
+    while let Some(&b) = body.first() {
+        let run = body.iter().position(|&c| c != b).unwrap_or(body.len());
+        let (head, tail) = parts.split_at(run);
+        f(b, head);
+        (parts, body) = (tail, &body[run..]);
+    }
 }
 
-/// [`pack`] of the `T::N` particles at the start of the slices, all of a body whose origin is
-/// `o`: from their predicted positions and roundings `p` and inverse masses `w` into their
-/// slots and `lost`, and, when given their start positions and residuals, into `starts`.
+/// [`pack`] of the particles of one body, whose origin is `o`: four at a time ([`Flat4`]), the
+/// rest one by one.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn pack_body(
+    o: Vec3,
+    from: ((&[Vec3], &[Vec3]), &[Real]),
+    start: Option<(&[Vec3], &[Vec3])>,
+    (slots, starts, lost): (&mut [Slot], &mut [Vec3], &mut [Vec3]),
+) {
+    let len = slots.len();
+    let whole = len / 4 * 4;
+    for k in (0..whole).step_by(4) {
+        pack_at::<Flat4>(o, k, from, start, (slots, lost, starts));
+    }
+    for k in whole..len {
+        pack_at::<Vec3>(o, k, from, start, (slots, lost, starts));
+    }
+}
+
+/// [`pack`] of the `T::N` particles from `k` of the slices, all of a body whose origin is `o`:
+/// from their predicted positions and roundings `p` and inverse masses `w` into their slots and
+/// `lost`, and, when given their start positions and residuals, into `starts`. The slices of
+/// exactly `T::N` particles taken first leave the loads and stores no bounds to check.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
 fn pack_at<T: Coords>(
     o: Vec3,
+    k: usize,
     ((p, r), w): ((&[Vec3], &[Vec3]), &[Real]),
     start: Option<(&[Vec3], &[Vec3])>,
     (slots, lost, starts): (&mut [Slot], &mut [Vec3], &mut [Vec3]),
 ) {
+    let at = k..k + T::N;
+    let (slots, w) = (&mut slots[at.clone()], &w[at.clone()]);
     let o = T::splat(o);
-    let (d, err) = two_sum(T::load(p), -o);
-    let (local, left) = two_sum(d, err - T::load(r));
-    let mut at = [Vec3::zeros(); 4];
-    local.store(&mut at);
-    for k in 0..T::N {
-        slots[k] = Slot { p: at[k], w: w[k] };
+    let (d, err) = two_sum(T::load(&p[at.clone()]), -o);
+    let (local, left) = two_sum(d, err - T::load(&r[at.clone()]));
+    let mut moved = [Vec3::zeros(); 4];
+    local.store(&mut moved);
+    for n in 0..T::N {
+        slots[n] = Slot {
+            p: moved[n],
+            w: w[n],
+        };
     }
-    left.store(lost);
+    left.store(&mut lost[at.clone()]);
     if let Some((x, e)) = start {
-        let (d, err) = two_sum(T::load(x), -o);
-        (d + (err + T::load(e))).store(starts);
+        let (d, err) = two_sum(T::load(&x[at.clone()]), -o);
+        (d + (err + T::load(&e[at.clone()]))).store(&mut starts[at]);
     }
 }
 
@@ -240,36 +258,35 @@ pub fn unpack(slots: &[Slot], origins: &[Vec3], lost: &[Vec3], ps: &mut Particle
         (slots, lost),
         &ps.body[..],
     );
-    team.for_each_chunk(fields, |_, ((p, rounding), (slots, lost), body)| {
-        // Four particles of one body at a time, as in `pack`.
-        let mut i = 0;
-        while i < p.len() {
-            let o = origins[body[i] as usize];
-            let out = (&mut p[i..], &mut rounding[i..]);
-            if one_body(body, i) {
-                unpack_at::<Flat4>(o, &slots[i..], &lost[i..], out);
-                i += 4;
-            } else {
-                unpack_at::<Vec3>(o, &slots[i..], &lost[i..], out);
-                i += 1;
+    team.for_each_chunk(fields, |_, (out, from, body)| {
+        for_each_body((out, from), body, |b, ((p, rounding), (slots, lost))| {
+            let o = origins[b as usize];
+            let whole = p.len() / 4 * 4;
+            for k in (0..whole).step_by(4) {
+                unpack_at::<Flat4>(o, k, (slots, lost), (p, rounding));
             }
-        }
+            for k in whole..p.len() {
+                unpack_at::<Vec3>(o, k, (slots, lost), (p, rounding));
+            }
+        });
     });
 }
 
-/// [`unpack`] of the `T::N` particles at the start of the slices, all of a body whose origin
-/// is `o`: their slots' positions and `lost` back to world positions and roundings.
+/// [`unpack`] of the `T::N` particles from `k` of the slices, all of a body whose origin is
+/// `o`: their slots' positions and `lost` back to world positions and roundings.
 #[inline(always)]
 fn unpack_at<T: Coords>(
     o: Vec3,
-    slots: &[Slot],
-    lost: &[Vec3],
+    k: usize,
+    (slots, lost): (&[Slot], &[Vec3]),
     (p, rounding): (&mut [Vec3], &mut [Vec3]),
 ) {
-    let local: [Vec3; 4] = std::array::from_fn(|k| slots[k.min(T::N - 1)].p);
+    let at = k..k + T::N;
+    let slots = &slots[at.clone()];
+    let local: [Vec3; 4] = std::array::from_fn(|n| slots[n.min(T::N - 1)].p);
     let (world, err) = two_sum(T::load(&local), T::splat(o));
-    world.store(p);
-    (-(err + T::load(lost))).store(rounding);
+    world.store(&mut p[at.clone()]);
+    (-(err + T::load(&lost[at.clone()]))).store(&mut rounding[at]);
 }
 
 /// Adds to `slots` what was done to the predicted positions of `ps` since [`unpack`] wrote them

@@ -38,9 +38,11 @@ pub fn predict_positions(ps: &mut ParticleSet, h: Real, max_displacement: Real, 
             false => p.len() / 4 * 4,
         };
         for i in (0..whole).step_by(4) {
-            let (x, step) = (Flat4::load(&x[i..]), Flat4::load(&v[i..]) * h);
-            let out = (&mut p[i..], &mut rounding[i..]);
-            predict_at(x, step, Flat4::load(&residual[i..]), out);
+            // Slices of four, whose bounds the loads and stores need not check again.
+            let at = i..i + 4;
+            let (x, step) = (Flat4::load(&x[at.clone()]), Flat4::load(&v[at.clone()]) * h);
+            let out = (&mut p[at.clone()], &mut rounding[at.clone()]);
+            predict_at(x, step, Flat4::load(&residual[at]), out);
         }
         for i in whole..p.len() {
             let mut step = v[i] * h;

@@ -106,8 +106,14 @@ pub fn update_velocities(
         // Four particles at a time, the rest one by one.
         let whole = p.len() / 4 * 4;
         for i in (0..whole).step_by(4) {
-            let state = (&mut v[i..], &mut x[i..], &mut residual[i..]);
-            advance::<Flat4>(&p[i..], &rounding[i..], h, state);
+            // Slices of four, whose bounds the loads and stores need not check again.
+            let at = i..i + 4;
+            let state = (
+                &mut v[at.clone()],
+                &mut x[at.clone()],
+                &mut residual[at.clone()],
+            );
+            advance::<Flat4>(&p[at.clone()], &rounding[at], h, state);
         }
         for i in whole..p.len() {
             let state = (&mut v[i..], &mut x[i..], &mut residual[i..]);
