@@ -26,7 +26,6 @@ use super::family::{FamilyData, FamilyKind, project_one};
 use super::stiffness::Coeffs;
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 use crate::solver::drivers::{self, Correction, Kernel, Walk};
-use crate::solver::schedule;
 use crate::solver::simd::{self, Batch, Pair, TABLE, gather_vec3};
 use crate::solver::{LANES, Slot, View};
 use std::ops::Range;
@@ -590,10 +589,10 @@ fn is_paired(paired: u8, n: usize) -> bool {
 }
 
 /// Whether the lanes of a batch of `K`-particle constraints whose [`FamilyData::paired`] entry
-/// is `paired` are straddled (see [`schedule::STRADDLED`]).
+/// is `paired` are straddled (see [`STRADDLED`](crate::solver::schedule::STRADDLED)).
 #[inline(always)]
 fn is_straddled<const K: usize>(paired: u8) -> bool {
-    K == 2 && paired == schedule::STRADDLED
+    K == 2 && paired == crate::solver::schedule::STRADDLED
 }
 
 /// The slots of particle `n` of each lane of a batch whose slot offsets are `offsets`.
