@@ -301,3 +301,72 @@ pub fn repack(ps: &ParticleSet, origins: &[Vec3], slots: &mut [Slot], team: &Tea
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bodies of 1, 3, 5, 7 and 2 particles far from the origin, packed and unpacked together,
+    /// give each particle the bits it gets packed and unpacked alone with its body's origin:
+    /// every run of a body takes that body's origin, whether four particles at a time or one.
+    #[test]
+    fn each_body_is_packed_with_its_own_origin() {
+        let lens = [1, 3, 5, 7, 2];
+        let origins: Vec<Vec3> = (0..lens.len())
+            .map(|b| Vec3::new(1000.0 + b as Real, -3.5 * b as Real, 0.25))
+            .collect();
+        let mut ps = ParticleSet::default();
+        for (b, &n) in lens.iter().enumerate() {
+            for k in 0..n {
+                let f = (b * 10 + k) as Real;
+                let x = Vec3::new(999.0 + f * 0.37, f * -1.3, f / 7.0);
+                let i = ps.push(x, 1.0 / (f + 1.0), 0.01, b as u32);
+                ps.p[i] = x + Vec3::new(0.001 * f, 0.1, -0.01);
+                ps.rounding[i] = Vec3::new(3e-5, -2e-5, 1e-5) * f;
+                ps.residual[i] = Vec3::new(-1e-5, 4e-5, 2e-5) * f;
+            }
+        }
+        let round_trip = |ps: &ParticleSet, origins: &[Vec3]| {
+            let (mut slots, mut starts, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+            let mut out = ps.clone();
+            Team::scope(1, |team| {
+                pack(
+                    ps,
+                    origins,
+                    &mut slots,
+                    (&mut starts, &mut lost),
+                    true,
+                    team,
+                );
+                unpack(&slots, origins, &lost, &mut out, team);
+            });
+            let slot_bits = slots.iter().flat_map(|s| [s.p.x, s.p.y, s.p.z, s.w]);
+            let vec_bits = |v: &[Vec3]| v.iter().flat_map(|v| [v.x, v.y, v.z]).collect::<Vec<_>>();
+            let all: Vec<Real> = slot_bits
+                .chain(vec_bits(&starts))
+                .chain(vec_bits(&lost))
+                .chain(vec_bits(&out.p))
+                .chain(vec_bits(&out.rounding))
+                .collect();
+            all.into_iter().map(Real::to_bits).collect::<Vec<_>>()
+        };
+        let together = round_trip(&ps, &origins);
+        // Per particle: its slot (4), start, lost, position and rounding (3 each).
+        let fields = [4, 3, 3, 3, 3];
+        let n = ps.len();
+        for i in 0..n {
+            let mut alone = ParticleSet::default();
+            let b = ps.body[i] as usize;
+            alone.push(ps.x[i], ps.inv_mass[i], 0.01, 0);
+            (alone.p[0], alone.rounding[0], alone.residual[0]) =
+                (ps.p[i], ps.rounding[i], ps.residual[i]);
+            let one = round_trip(&alone, &[origins[b]]);
+            let (mut at, mut from) = (0, 0);
+            for size in fields {
+                let mine = &together[at + i * size..at + (i + 1) * size];
+                assert_eq!(mine, &one[from..from + size], "particle {i}, body {b}");
+                (at, from) = (at + n * size, from + size);
+            }
+        }
+    }
+}
