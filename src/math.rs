@@ -115,6 +115,22 @@ impl<T: Lanes> LaneVec<T> {
     pub fn norm_squared(self) -> T {
         self.dot(self)
     }
+
+    /// `v` in every lane.
+    #[inline(always)]
+    pub fn splat(v: Vec3) -> Self {
+        LaneVec([T::splat(v.x), T::splat(v.y), T::splat(v.z)])
+    }
+}
+
+impl<T: Lanes> std::ops::Div<T> for LaneVec<T> {
+    type Output = Self;
+    /// Divides every coordinate by `s`.
+    #[inline(always)]
+    fn div(self, s: T) -> Self {
+        let a = self.0;
+        LaneVec([a[0] / s, a[1] / s, a[2] / s])
+    }
 }
 
 impl<T: Lanes> std::ops::Add for LaneVec<T> {

@@ -3,7 +3,7 @@
 
 use super::mesh::MeshShape;
 use crate::constraints::{ContactMaterial, Stiffness};
-use crate::math::{Quat, Real, Vec3};
+use crate::math::{LaneVec, Lanes, Quat, Real, Vec3};
 use crate::validate::{self, Checked};
 use std::sync::Arc;
 
@@ -222,7 +222,21 @@ impl Carry {
     /// Where the point that was at `x` (m) at the substep's start is carried, m.
     #[inline]
     pub fn apply(&self, x: Vec3) -> Vec3 {
-        self.center + self.shift + self.turn * (x - self.center)
+        self.apply_lanes(LaneVec::from(x)).into()
+    }
+
+    /// [`apply`](Self::apply) at one point or lane by lane, with the same bits: the turn as
+    /// nalgebra applies a unit quaternion, `t = 2 q⃗ × r`, `r + w t + q⃗ × t`.
+    #[inline(always)]
+    pub fn apply_lanes<T: Lanes>(&self, x: LaneVec<T>) -> LaneVec<T> {
+        let center = LaneVec::splat(self.center);
+        let (q, w) = (
+            LaneVec::splat(self.turn.imag()),
+            T::splat(self.turn.scalar()),
+        );
+        let r = x - center;
+        let t = q.cross(r) * T::splat(2.0);
+        center + LaneVec::splat(self.shift) + (t * w + q.cross(t) + r)
     }
 
     /// A bound on how far any point of the box from `lo` to `hi` (m) is carried,
@@ -231,13 +245,23 @@ impl Carry {
     /// [`apply`](Self::apply). A point is the box from `x` to `x`.
     #[inline]
     pub fn carries_at_most(&self, lo: Vec3, hi: Vec3) -> Real {
+        self.carries_at_most_lanes(LaneVec::from(lo), LaneVec::from(hi))
+    }
+
+    /// [`carries_at_most`](Self::carries_at_most) for one box or lane by lane, with the same
+    /// bits.
+    #[inline(always)]
+    pub fn carries_at_most_lanes<T: Lanes>(&self, lo: LaneVec<T>, hi: LaneVec<T>) -> T {
+        let larger = |a: T, b: T| a.select_gt(b, a, b);
+        let (lo, hi, c) = (lo.0, hi.0, LaneVec::<T>::splat(self.center).0);
         // The sum of the coordinates' magnitudes bounds the distance without a square root.
-        let arm = (lo - self.center)
-            .abs()
-            .sup(&(hi - self.center).abs())
-            .sum();
-        let size = lo.abs().sup(&hi.abs()).max() + self.center.abs().max() + self.shift_len;
-        self.shift_len + self.angle * arm + 1e-5 * (1.0 + size)
+        let arm = |k: usize| larger((lo[k] - c[k]).abs(), (hi[k] - c[k]).abs());
+        let arm = arm(0) + arm(1) + arm(2);
+        let size = |k: usize| larger(lo[k].abs(), hi[k].abs());
+        let size = larger(larger(size(0), size(1)), size(2));
+        let size = size + T::splat(self.center.abs().max()) + T::splat(self.shift_len);
+        let (one, allowance) = (T::splat(1.0), T::splat(1e-5));
+        T::splat(self.shift_len) + T::splat(self.angle) * arm + allowance * (one + size)
     }
 }
 
@@ -279,39 +303,70 @@ impl Shape {
     // spent 12% of its frame in the call where contact generation called it directly).
     #[inline(always)]
     pub fn distance(&self, p: Vec3) -> (Real, Vec3) {
-        match self {
-            Shape::Plane { point, normal } => (normal.dot(&(p - point)), *normal),
+        match self.distance_lanes(LaneVec::from(p)) {
+            Some((d, n)) => (d, n.into()),
+            None => self.distance_within(p, Real::INFINITY),
+        }
+    }
+
+    /// [`distance`](Self::distance) at one point (`T` = [`Real`]) or at each lane of a batch of
+    /// points (a SIMD vector per coordinate), with the same bits either way; `None` for a mesh,
+    /// which answers from its distance grid. A box takes the point into its own frame by its
+    /// rotation matrix, whose columns are its axes: `q = Rᵀ (p − c)`.
+    #[inline(always)]
+    pub fn distance_lanes<T: Lanes>(&self, p: LaneVec<T>) -> Option<(T, LaneVec<T>)> {
+        let (zero, one) = (T::splat(0.0), T::splat(1.0));
+        Some(match self {
+            Shape::Plane { point, normal } => {
+                let n = LaneVec::splat(*normal);
+                ((p - LaneVec::splat(*point)).dot(n), n)
+            }
             Shape::Sphere { center, radius } => {
-                let (d, n) = away_from(*center, p);
-                (d - radius, n)
+                let (d, n) = away_from(LaneVec::splat(*center), p);
+                (d - T::splat(*radius), n)
             }
             Shape::Capsule { a, b, radius } => {
                 let ab = b - a;
-                let t = ((p - a).dot(&ab) / ab.norm_squared().max(Real::EPSILON)).clamp(0.0, 1.0);
+                let length2 = T::splat(ab.norm_squared().max(Real::EPSILON));
+                let (ab, a) = (LaneVec::splat(ab), LaneVec::splat(*a));
+                let t = (p - a).dot(ab) / length2;
+                // `t.clamp(0.0, 1.0)`, with its bits for −0 and NaN.
+                let t = zero.select_gt(t, zero, t);
+                let t = t.select_gt(one, one, t);
                 let (d, n) = away_from(a + ab * t, p);
-                (d - radius, n)
+                (d - T::splat(*radius), n)
             }
             Shape::Box {
                 center,
                 half_extents,
                 rotation,
             } => {
-                let q = rotation.inverse_transform_vector(&(p - center));
-                let d = q.abs() - half_extents;
-                let outside = d.map(|c| c.max(0.0));
-                let (dist, local_n) = if outside.norm_squared() > 0.0 {
-                    let n = outside.component_mul(&q.map(sign)).normalize();
-                    (outside.norm(), n)
-                } else {
-                    let axis = d.imax();
-                    let mut n = Vec3::zeros();
-                    n[axis] = sign(q[axis]);
-                    (d[axis], n)
-                };
-                (dist, rotation.transform_vector(&local_n))
+                let axes = rotation.to_rotation_matrix();
+                let axes = [0, 1, 2].map(|k| LaneVec::splat(axes.matrix().column(k).into_owned()));
+                let rel = p - LaneVec::splat(*center);
+                let q = axes.map(|axis| axis.dot(rel));
+                let d = [0, 1, 2].map(|k| q[k].abs() - T::splat(half_extents[k]));
+                let sign = q.map(|c| zero.select_gt(c, -one, one));
+                // Outside, the nearest point is `q` clamped to the box: a face, edge or corner.
+                let outside = LaneVec(d.map(|c| c.select_gt(zero, c, zero)));
+                let out = outside.norm_squared();
+                let out_d = out.sqrt();
+                let out_n = LaneVec([0, 1, 2].map(|k| outside.0[k] * sign[k])) / out_d;
+                // Inside, the nearest face: the first of the largest `d` (as nalgebra's `imax`).
+                let d01 = d[1].select_gt(d[0], d[1], d[0]);
+                let on_2 = |then: T, otherwise: T| d[2].select_gt(d01, then, otherwise);
+                let on_1 = |then: T, otherwise: T| d[1].select_gt(d[0], then, otherwise);
+                let in_n = [
+                    on_2(zero, on_1(zero, sign[0])),
+                    on_2(zero, on_1(sign[1], zero)),
+                    on_2(sign[2], zero),
+                ];
+                let local = [0, 1, 2].map(|k| out.select_gt(zero, out_n.0[k], in_n[k]));
+                let n = axes[0] * local[0] + axes[1] * local[1] + axes[2] * local[2];
+                (out.select_gt(zero, out_d, on_2(d[2], d01)), n)
             }
-            Shape::Mesh { .. } => self.distance_within(p, Real::INFINITY),
-        }
+            Shape::Mesh { .. } => return None,
+        })
     }
 
     /// [`distance`](Self::distance) where it is below `reach` m; elsewhere possibly only a value
@@ -403,24 +458,24 @@ fn turned_box_gap(lo: Vec3, hi: Vec3, center: Vec3, half: Vec3, rotation: &Quat)
     box_gap(lo, hi, center - reach, center + reach)
 }
 
-/// Distance from `c` to `p` and the unit direction from `c` to `p` (up when they coincide).
-fn away_from(c: Vec3, p: Vec3) -> (Real, Vec3) {
+/// Distance from `c` to `p` and the unit direction from `c` to `p` (up where they are within
+/// `Real::EPSILON` m), at one point or lane by lane.
+#[inline(always)]
+fn away_from<T: Lanes>(c: LaneVec<T>, p: LaneVec<T>) -> (T, LaneVec<T>) {
     let diff = p - c;
-    let d = diff.norm();
-    if d <= Real::EPSILON {
-        (0.0, Vec3::y())
-    } else {
-        (d, diff / d)
-    }
-}
-
-fn sign(x: Real) -> Real {
-    if x < 0.0 { -1.0 } else { 1.0 }
+    let d = diff.norm_squared().sqrt();
+    let (eps, zero, one) = (T::splat(Real::EPSILON), T::splat(0.0), T::splat(1.0));
+    let (n, up) = (diff / d, [zero, one, zero]);
+    (
+        d,
+        LaneVec([0, 1, 2].map(|k| d.select_gt(eps, n.0[k], up[k]))),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wide::f32x8;
 
     fn close(a: Real, b: Real) -> bool {
         (a - b).abs() < 1e-5
@@ -585,5 +640,162 @@ mod tests {
         // Rotated a quarter turn about z, the long axis points along y.
         let (d, n) = rotated.distance(Vec3::new(0.0, 1.5, 0.0));
         assert!(close(d, 0.5) && (n - Vec3::y()).norm() < 1e-5);
+    }
+
+    /// Pseudo-random points in the cube of half side `half` about the origin (a fixed LCG).
+    fn scattered(n: usize, half: Real) -> Vec<Vec3> {
+        let mut state = 7u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0
+        };
+        (0..n)
+            .map(|_| Vec3::new(next(), next(), next()) * half)
+            .collect()
+    }
+
+    /// A turn of `angle` rad about the axis `(x, y, z)`.
+    fn turn(x: Real, y: Real, z: Real, angle: Real) -> Quat {
+        Quat::from_axis_angle(&nalgebra::Unit::new_normalize(Vec3::new(x, y, z)), angle)
+    }
+
+    fn shapes() -> Vec<Shape> {
+        let (a, b) = (Vec3::new(-0.3, 0.1, 0.2), Vec3::new(0.4, 0.5, -0.1));
+        vec![
+            Shape::Plane {
+                point: Vec3::new(0.1, -0.2, 0.3),
+                normal: Vec3::new(0.3, 1.0, -0.2).normalize(),
+            },
+            Shape::Sphere {
+                center: Vec3::new(0.1, 0.2, -0.1),
+                radius: 0.4,
+            },
+            Shape::Capsule { a, b, radius: 0.2 },
+            // A capsule whose segment is a point.
+            Shape::Capsule {
+                a,
+                b: a,
+                radius: 0.3,
+            },
+            Shape::Box {
+                center: Vec3::new(0.05, -0.1, 0.2),
+                half_extents: Vec3::new(0.5, 0.25, 0.3),
+                rotation: turn(1.0, 2.0, -0.5, 0.7),
+            },
+            // Equal half extents: the inside points on a diagonal tie between faces.
+            Shape::Box {
+                center: Vec3::zeros(),
+                half_extents: Vec3::repeat(0.5),
+                rotation: Quat::identity(),
+            },
+        ]
+    }
+
+    #[test]
+    fn eight_lanes_give_each_point_the_bits_of_its_own_distance() {
+        // Scattered points, and the points where the formulas branch: a sphere's centre, a
+        // capsule's ends, a box's centre, its diagonals inside (ties), the faces, -0.0.
+        let mut points = scattered(400, 1.0);
+        points.extend([
+            Vec3::new(0.1, 0.2, -0.1),
+            Vec3::new(-0.3, 0.1, 0.2),
+            Vec3::new(0.4, 0.5, -0.1),
+            Vec3::new(0.05, -0.1, 0.2),
+            Vec3::zeros(),
+            Vec3::new(-0.0, 0.0, -0.0),
+            Vec3::repeat(0.2),
+            Vec3::new(0.2, -0.2, 0.1),
+            Vec3::new(0.5, 0.0, 0.0),
+            Vec3::new(0.5, 0.5, 0.5),
+        ]);
+        while !points.len().is_multiple_of(8) {
+            points.push(Vec3::new(0.3, 0.3, 0.0));
+        }
+        for shape in shapes() {
+            for chunk in points.chunks_exact(8) {
+                let coords = |a: usize| f32x8::new(std::array::from_fn(|k| chunk[k][a]));
+                let (d, n) = shape
+                    .distance_lanes(LaneVec([coords(0), coords(1), coords(2)]))
+                    .unwrap();
+                for (k, p) in chunk.iter().enumerate() {
+                    let (d1, n1) = shape.distance(*p);
+                    let lane = Vec3::new(
+                        n.0[0].as_array()[k],
+                        n.0[1].as_array()[k],
+                        n.0[2].as_array()[k],
+                    );
+                    assert_eq!(d.as_array()[k].to_bits(), d1.to_bits(), "{shape:?} at {p}");
+                    assert_eq!(
+                        lane.map(Real::to_bits),
+                        n1.map(Real::to_bits),
+                        "{shape:?} at {p}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_turned_box_measures_in_its_own_frame() {
+        // Against the axis-aligned box at the point turned back by the quaternion: the same
+        // distance, the normal turned, the nearest surface point on the surface.
+        let rotation = turn(1.0, 2.0, -0.5, 0.7);
+        let (center, half) = (Vec3::new(0.05, -0.1, 0.2), Vec3::new(0.5, 0.25, 0.3));
+        let turned = Shape::Box {
+            center,
+            half_extents: half,
+            rotation,
+        };
+        let aligned = Shape::Box {
+            center: Vec3::zeros(),
+            half_extents: half,
+            rotation: Quat::identity(),
+        };
+        let mut inside = 0;
+        for p in scattered(2000, 1.0) {
+            let (d, n) = turned.distance(p);
+            let (d0, n0) = aligned.distance(rotation.inverse_transform_vector(&(p - center)));
+            assert!((d - d0).abs() < 1e-5, "{d} {d0} at {p}");
+            assert!((n - rotation * n0).norm() < 1e-5, "{n} at {p}");
+            assert!((n.norm() - 1.0).abs() < 1e-5);
+            assert!(turned.distance(p - n * d).0.abs() < 1e-5, "{p}");
+            inside += usize::from(d < 0.0);
+        }
+        // About 3.75% of the cube is inside the box.
+        assert!(inside > 40, "{inside} points inside");
+    }
+
+    #[test]
+    fn a_carry_moves_points_as_nalgebra_turns_them_and_within_its_bound() {
+        let mut collider = Collider::new(Shape::Sphere {
+            center: Vec3::new(0.3, 0.8, -0.2),
+            radius: 0.4,
+        });
+        collider.motion = Motion {
+            velocity: Vec3::new(0.5, -1.0, 2.0),
+            spin: Vec3::new(1.0, 3.0, -2.0),
+        };
+        let center = collider.shape.center();
+        let m = collider.advance(0.01).unwrap();
+        let points = scattered(64, 2.0);
+        for chunk in points.chunks_exact(8) {
+            let coords = |a: usize| f32x8::new(std::array::from_fn(|k| chunk[k][a]));
+            let lanes = LaneVec([coords(0), coords(1), coords(2)]);
+            let (moved, most) = (m.apply_lanes(lanes), m.carries_at_most_lanes(lanes, lanes));
+            for (k, &x) in chunk.iter().enumerate() {
+                let expected = center + m.shift + m.turn * (x - center);
+                let y = m.apply(x);
+                assert_eq!(y.map(Real::to_bits), expected.map(Real::to_bits));
+                let lane = Vec3::new(
+                    moved.0[0].as_array()[k],
+                    moved.0[1].as_array()[k],
+                    moved.0[2].as_array()[k],
+                );
+                assert_eq!(lane.map(Real::to_bits), y.map(Real::to_bits));
+                let bound = m.carries_at_most(x, x);
+                assert_eq!(most.as_array()[k].to_bits(), bound.to_bits());
+                assert!((y - x).norm() <= bound, "{x}");
+            }
+        }
     }
 }

@@ -10,9 +10,10 @@
 use crate::bodies::Body;
 use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs, Shape};
 use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
-use crate::math::{Real, Vec3};
+use crate::math::{LaneVec, Real, Vec3};
 use crate::particles::ParticleSet;
 use std::ops::Range;
+use wide::f32x8;
 
 /// Shortest step along a swept path, as a fraction of the particle's radius.
 const MIN_STEP: Real = 0.5;
@@ -167,17 +168,19 @@ impl NearColliders {
         }
     }
 
-    /// The particles of each of the `groups` (those [`NearColliders::find`] was given) and one
-    /// flag per collider: whether the group may reach it. Groups far from every collider are
-    /// left out.
+    /// The particles of each of the `groups` (those [`NearColliders::find`] was given), one
+    /// flag per collider (whether the group may reach it) and the group's box. Groups far from
+    /// every collider are left out.
     fn groups<'a>(
         &'a self,
-        groups: &ParticleGroups,
-    ) -> impl Iterator<Item = (Range<usize>, &'a [bool])> + use<'a> {
+        groups: &'a ParticleGroups,
+    ) -> impl Iterator<Item = (Range<usize>, &'a [bool], &'a Group)> + use<'a> {
         groups
             .ranges()
             .zip(self.near.chunks_exact(self.colliders.max(1)))
-            .filter(|(_, near)| near.contains(&true))
+            .zip(&groups.groups)
+            .filter(|((_, near), _)| near.contains(&true))
+            .map(|((range, near), g)| (range, near, g))
     }
 }
 
@@ -195,28 +198,37 @@ impl NearColliders {
 /// the last point reached, which is outside, and the contact generated next stops the particle
 /// on the side it came from. Only a feature thinner
 /// than `r / 2` passing within `r / 2` of the path can be stepped over; a particle that moves
-/// less than `r / 2` relative to a collider mostly costs a bound on its path's length.
+/// less than `r / 2` relative to a collider costs a bound on its path's length, found for eight
+/// particles at a time.
 pub fn sweep_colliders(
     ps: &mut ParticleSet,
     colliders: &[Collider],
     carries: &[Option<Carry>],
     (groups, near): (&ParticleGroups, &NearColliders),
 ) {
-    for (group, near) in near.groups(groups) {
-        for i in group {
-            if ps.inv_mass[i] <= 0.0 {
-                continue;
-            }
+    let mut lanes = GroupLanes::empty();
+    let mut sweep = vec![0u64; colliders.len()];
+    for (group, near, _) in near.groups(groups) {
+        lanes.load(ps, group.clone());
+        // Most particles move less than `min_step` relative to a collider: told from a bound on
+        // the path's length first, without carrying the start, eight at a time.
+        let mut any = 0;
+        for ((sweep, carry), &near) in sweep.iter_mut().zip(carries).zip(near) {
+            *sweep = if near {
+                lanes.may_sweep(carry.as_ref())
+            } else {
+                0
+            };
+            any |= *sweep;
+        }
+        while any != 0 {
+            let k = any.trailing_zeros() as usize;
+            any &= any - 1;
+            let i = group.start + k;
             let min_step = MIN_STEP * ps.radius[i];
-            let colliders = colliders.iter().zip(carries).zip(near);
-            for ((collider, carry), _) in colliders.filter(|c| *c.1) {
-                // Most particles move less than `min_step` relative to a collider: told from a
-                // bound on the path's length first, without carrying the start.
+            let colliders = colliders.iter().zip(carries).zip(&sweep);
+            for ((collider, carry), _) in colliders.filter(|c| c.1 >> k & 1 == 1) {
                 let (x, p) = (ps.x[i], ps.p[i]);
-                let most = (p - x).abs().sum() + carry.map_or(0.0, |m| m.carries_at_most(x, x));
-                if most * (1.0 + ROUNDING) <= min_step {
-                    continue;
-                }
                 let start = carry.map_or(x, |m| m.apply(x));
                 let path = p - start;
                 let len = path.norm();
@@ -253,6 +265,125 @@ pub fn sweep_colliders(
     }
 }
 
+/// SIMD lanes of the collider tests: eight particles at a time.
+type Lane = f32x8;
+const LANE: usize = 8;
+
+/// A group's particles ([`ParticleGroups`]) coordinate by coordinate, as the collider tests
+/// ([`sweep_colliders`], [`generate_contacts`]) read them eight at a time. The lanes past the
+/// group's end hold NaN, which is within reach of nothing.
+struct GroupLanes {
+    /// Start positions, m.
+    x: [[Real; GROUP]; 3],
+    /// Predicted positions, m.
+    p: [[Real; GROUP]; 3],
+    /// `2 r`, m.
+    diameter: [Real; GROUP],
+    /// `|p − x|₁`, m.
+    travel: [Real; GROUP],
+    /// One bit per free particle (inverse mass above zero), the lowest for the group's first.
+    free: u64,
+}
+
+/// A collider's contacts with the particles of a group ([`GroupLanes::touch`]): one bit per
+/// particle it touches, and the distance and normal at each.
+struct GroupHits {
+    touch: u64,
+    d: [Real; GROUP],
+    n: [[Real; GROUP]; 3],
+}
+
+impl GroupLanes {
+    /// Lanes to [`load`](Self::load).
+    fn empty() -> Box<Self> {
+        Box::new(GroupLanes {
+            x: [[Real::NAN; GROUP]; 3],
+            p: [[Real::NAN; GROUP]; 3],
+            diameter: [Real::NAN; GROUP],
+            travel: [Real::NAN; GROUP],
+            free: 0,
+        })
+    }
+
+    /// Loads the particles `group` (at most [`GROUP`]).
+    fn load(&mut self, ps: &ParticleSet, group: Range<usize>) {
+        let end = group.len();
+        for (k, i) in group.clone().enumerate() {
+            let (x, p) = (ps.x[i], ps.p[i]);
+            for a in 0..3 {
+                (self.x[a][k], self.p[a][k]) = (x[a], p[a]);
+            }
+            self.diameter[k] = 2.0 * ps.radius[i];
+            self.travel[k] = (p - x).abs().sum();
+        }
+        for a in 0..3 {
+            self.p[a][end..].fill(Real::NAN);
+        }
+        let free = ps.inv_mass[group].iter().enumerate();
+        self.free = free.fold(0, |bits, (k, &w)| bits | u64::from(w > 0.0) << k);
+    }
+
+    /// The lanes `k..k + LANE` of `v`.
+    #[inline(always)]
+    fn lane(v: &[Real; GROUP], k: usize) -> Lane {
+        Lane::new(v[k..k + LANE].try_into().unwrap())
+    }
+
+    /// The lanes `k..k + LANE` of a coordinate array.
+    #[inline(always)]
+    fn lane_vec(v: &[[Real; GROUP]; 3], k: usize) -> LaneVec<Lane> {
+        LaneVec([
+            Self::lane(&v[0], k),
+            Self::lane(&v[1], k),
+            Self::lane(&v[2], k),
+        ])
+    }
+
+    /// The free particles whose path relative to the collider moving by `carry` may be longer
+    /// than the sweep's shortest step, half the radius ([`sweep_colliders`]' first bound):
+    /// those the sweep walks.
+    fn may_sweep(&self, carry: Option<&Carry>) -> u64 {
+        let mut sweep = 0;
+        for k in (0..GROUP).step_by(LANE) {
+            let x = Self::lane_vec(&self.x, k);
+            let carried = carry.map_or(Lane::ZERO, |m| m.carries_at_most_lanes(x, x));
+            let most = (Self::lane(&self.travel, k) + carried) * Lane::splat(1.0 + ROUNDING);
+            let min_step = Lane::splat(MIN_STEP / 2.0) * Self::lane(&self.diameter, k);
+            sweep |= u64::from((!most.simd_le(min_step)).to_bitmask()) << k;
+        }
+        sweep & self.free
+    }
+
+    /// The free particles that touch the collider of `shape` moving by `carry` (see
+    /// [`generate_contacts`]), with the distances and normals of [`Shape::distance_lanes`] (the
+    /// bits of [`Shape::distance`]); `false` for a mesh, which [`generate_contacts`] asks
+    /// particle by particle.
+    fn touch(&self, shape: &Shape, carry: Option<&Carry>, hits: &mut GroupHits) -> bool {
+        hits.touch = 0;
+        for k in (0..GROUP).step_by(LANE) {
+            let (x, p) = (Self::lane_vec(&self.x, k), Self::lane_vec(&self.p, k));
+            let Some((d, n)) = shape.distance_lanes(p) else {
+                return false;
+            };
+            let (carried, start) = match carry {
+                Some(m) => (m.carries_at_most_lanes(x, x), m.apply_lanes(x)),
+                None => (Lane::ZERO, x),
+            };
+            let bound = Self::lane(&self.diameter, k) + Self::lane(&self.travel, k);
+            let most = (bound + carried) * Lane::splat(1.0 + ROUNDING);
+            let reach = Self::lane(&self.diameter, k) + (p - start).norm_squared().sqrt();
+            let touch = d.simd_lt(most) & d.simd_lt(reach);
+            hits.touch |= u64::from(touch.to_bitmask()) << k;
+            hits.d[k..k + LANE].copy_from_slice(d.as_array());
+            for (out, n) in hits.n.iter_mut().zip(n.0) {
+                out[k..k + LANE].copy_from_slice(n.as_array());
+            }
+        }
+        hits.touch &= self.free;
+        true
+    }
+}
+
 /// Replaces `contacts` by one contact per free particle whose predicted position is within
 /// reach of a collider: twice its collision distance `r`, plus its travel relative to the
 /// collider in this substep (`|p − m(x)|` for its motion `m`, [`Carry`]). The
@@ -263,6 +394,11 @@ pub fn sweep_colliders(
 /// neighbours it pushes). A resting particle keeps the reach `2 r`, within the distance grid's
 /// fast path of a mesh; an inactive contact costs one distance query per iteration and applies
 /// nothing.
+///
+/// The test runs on eight particles at a time, SIMD lane by lane ([`Shape::distance_lanes`],
+/// [`Carry::apply_lanes`]), with the bits it has for each particle alone; a mesh is asked
+/// particle by particle. The contacts are listed particle by particle, then collider by
+/// collider.
 pub fn generate_contacts(
     ps: &ParticleSet,
     colliders: &[Collider],
@@ -274,37 +410,58 @@ pub fn generate_contacts(
     if colliders.is_empty() {
         return;
     }
-    for (group, near) in near.groups(groups) {
-        for i in group {
-            if ps.inv_mass[i] <= 0.0 {
-                continue;
-            }
-            let (x, p, r) = (ps.x[i], ps.p[i], ps.radius[i]);
-            let colliders = colliders.iter().zip(carries).zip(near).enumerate();
-            for (j, ((collider, carry), _)) in colliders.filter(|c| *c.1.1) {
-                // Relative to a static collider, the particle's own travel.
-                let reach =
-                    || 2.0 * r + carry.map_or_else(|| (p - x).norm(), |m| (p - m.apply(x)).norm());
-                let (d, n, touches) = match &collider.shape {
-                    // How a mesh answers depends on the reach.
-                    Shape::Mesh { .. } => {
-                        let reach = reach();
-                        let (d, n) = collider.shape.distance_within(p, reach);
-                        (d, n, d < reach)
-                    }
-                    // Another shape's distance does not: the reach is computed only for a
-                    // distance within a bound of it, which most particles are beyond.
-                    shape => {
-                        let (d, n) = shape.distance(p);
-                        let carried = carry.map_or(0.0, |m| m.carries_at_most(x, x));
-                        let most = (2.0 * r + (p - x).abs().sum() + carried) * (1.0 + ROUNDING);
-                        (d, n, d < most && d < reach())
-                    }
+    let empty = || GroupHits {
+        touch: 0,
+        d: [0.0; GROUP],
+        n: [[0.0; GROUP]; 3],
+    };
+    let mut hits: Vec<GroupHits> = colliders.iter().map(|_| empty()).collect();
+    // Whether each collider is tested lane by lane, or particle by particle (a mesh).
+    let mut lanes_test = vec![true; colliders.len()];
+    let mut lanes = GroupLanes::empty();
+    for (group, near, _) in near.groups(groups) {
+        lanes.load(ps, group.clone());
+        let mut any = 0;
+        for (j, (collider, carry)) in colliders.iter().zip(carries).enumerate() {
+            hits[j].touch = 0;
+            if near[j] {
+                lanes_test[j] = lanes.touch(&collider.shape, carry.as_ref(), &mut hits[j]);
+                any |= if lanes_test[j] {
+                    hits[j].touch
+                } else {
+                    lanes.free
                 };
-                if touches {
-                    let v = ps.v[i] - collider.surface_velocity(x);
-                    contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
-                }
+            }
+        }
+        while any != 0 {
+            let k = any.trailing_zeros() as usize;
+            any &= any - 1;
+            let i = group.start + k;
+            let (x, p, r) = (ps.x[i], ps.p[i], ps.radius[i]);
+            for (j, (collider, carry)) in colliders.iter().zip(carries).enumerate() {
+                let (d, n) = if lanes_test[j] {
+                    if hits[j].touch >> k & 1 == 0 {
+                        continue;
+                    }
+                    let n = hits[j].n;
+                    (hits[j].d[k], Vec3::new(n[0][k], n[1][k], n[2][k]))
+                } else {
+                    if !near[j] {
+                        continue;
+                    }
+                    // Relative to a static collider, the particle's own travel; how a mesh
+                    // answers depends on the reach.
+                    let start = carry.map_or(x, |m| m.apply(x));
+                    let reach = 2.0 * r + (p - start).norm();
+                    let (d, n) = collider.shape.distance_within(p, reach);
+                    let touches = d < reach;
+                    if !touches {
+                        continue;
+                    }
+                    (d, n)
+                };
+                let v = ps.v[i] - collider.surface_velocity(x);
+                contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
             }
         }
     }
@@ -404,6 +561,7 @@ mod tests {
     use super::*;
     use crate::collision::Motion;
     use crate::constraints::SurfaceContactSet;
+    use crate::math::Quat;
 
     /// Fifteen rows of twenty particles from 0.1 m below the plane `y = 0` to 0.1 m below the
     /// bottom of a sphere, each falling by 1 to 13 cm in the substep; every 37th is pinned.
@@ -490,6 +648,85 @@ mod tests {
         // contacts.
         assert!(p.iter().zip(&ps.p).any(|(a, b)| a != b), "no sweep");
         assert!(contacts.collider.contains(&0) && contacts.collider.contains(&1));
+    }
+
+    /// The contacts of `ps` with `colliders`, particle by particle and collider by collider, as
+    /// [`generate_contacts`] defines them.
+    fn contacts_one_by_one(
+        ps: &ParticleSet,
+        colliders: &[Collider],
+        carries: &[Option<Carry>],
+    ) -> ContactSet {
+        let mut contacts = ContactSet::default();
+        for i in (0..ps.len()).filter(|&i| ps.inv_mass[i] > 0.0) {
+            let (x, p, r) = (ps.x[i], ps.p[i], ps.radius[i]);
+            for (j, (c, carry)) in colliders.iter().zip(carries).enumerate() {
+                let reach = 2.0 * r + (p - carry.map_or(x, |m| m.apply(x))).norm();
+                let (d, n) = c.shape.distance_within(p, reach);
+                let carried = carry.map_or(0.0, |m| m.carries_at_most(x, x));
+                let most = (2.0 * r + (p - x).abs().sum() + carried) * (1.0 + ROUNDING);
+                let mesh = matches!(c.shape, Shape::Mesh { .. });
+                if c.solid && d < reach && (mesh || d < most) {
+                    let v = ps.v[i] - c.surface_velocity(x);
+                    contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
+                }
+            }
+        }
+        contacts
+    }
+
+    #[test]
+    fn contacts_tested_eight_at_a_time_are_those_of_each_particle_alone() {
+        let mut ps = falling_rows();
+        // A particle that is not finite gets no contact; its group is tested all the same.
+        ps.p[201] = Vec3::new(Real::NAN, 0.5, 0.0);
+        let cube = crate::mesh::generate::cube();
+        let mut colliders = colliders();
+        colliders.extend([
+            Collider::new(Shape::Box {
+                center: Vec3::new(0.3, 0.5, 0.0),
+                half_extents: Vec3::new(0.2, 0.1, 0.3),
+                rotation: Quat::from_axis_angle(&Vec3::z_axis(), 0.3),
+            }),
+            Collider::new(Shape::Capsule {
+                a: Vec3::new(0.6, 0.3, -0.1),
+                b: Vec3::new(0.9, 0.4, 0.1),
+                radius: 0.05,
+            }),
+            Collider::new(Shape::Mesh {
+                mesh: std::sync::Arc::new(crate::collision::MeshShape::new(&cube, 1.0)),
+                position: Vec3::new(0.1, 0.75, -0.5),
+                rotation: Quat::identity(),
+            }),
+        ]);
+        colliders[4].motion = Motion {
+            velocity: Vec3::new(0.0, 2.0, 0.0),
+            spin: Vec3::new(0.0, 0.0, 3.0),
+        };
+        let carries: Vec<_> = colliders.iter_mut().map(|c| c.advance(0.01)).collect();
+        let mut near = NearColliders::default();
+        near.find(&groups(&ps), &colliders, &carries);
+        let (p, contacts) = sweep_and_contacts(&ps, &colliders, &carries, &near);
+        ps.p = p;
+        let expected = contacts_one_by_one(&ps, &colliders, &carries);
+        assert_eq!(contacts.particle, expected.particle);
+        assert_eq!(contacts.collider, expected.collider);
+        let bits = |c: &ContactSet| {
+            let planes = c
+                .plane
+                .iter()
+                .map(|(n, o)| (n.map(Real::to_bits), o.to_bits()));
+            let speeds = c.normal_velocity.iter().map(|v| v.to_bits());
+            (planes.collect::<Vec<_>>(), speeds.collect::<Vec<_>>())
+        };
+        assert_eq!(bits(&contacts), bits(&expected));
+        // Not vacuous: every collider touches some particle.
+        for j in 0..colliders.len() as u32 {
+            assert!(
+                contacts.collider.contains(&j),
+                "no contact with collider {j}"
+            );
+        }
     }
 
     #[test]
