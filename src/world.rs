@@ -677,7 +677,9 @@ impl World {
             groups.find(ps);
         }
         near.find(groups, &self.colliders, &self.carries);
-        sweep_colliders(ps, &self.colliders, &self.carries, (groups, near));
+        if sweep_colliders(ps, &self.colliders, &self.carries, (groups, near)) {
+            groups.find(ps);
+        }
         generate_contacts(
             ps,
             &self.colliders,
@@ -686,9 +688,9 @@ impl World {
             &mut cs.contact,
         );
         let pairs = &mut self.particle_pairs;
-        generate_particle_contacts(ps, self.bodies.len(), pairs, &mut cs.particle_contact);
-        let surfaces = &mut self.body_surfaces;
         let groups = &self.near_colliders.0;
+        generate_particle_contacts(ps, &self.bodies, groups, pairs, &mut cs.particle_contact);
+        let surfaces = &mut self.body_surfaces;
         generate_surface_contacts(ps, &self.bodies, groups, surfaces, &mut cs.surface_contact);
         clock.lap(Stage::CollisionDetection);
         let (bodies, colliders, work) = (&self.bodies, &self.colliders, &mut self.projection);

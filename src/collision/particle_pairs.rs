@@ -70,7 +70,7 @@ impl ParticlePairs {
     /// True when some pair may collide in a world of `bodies` bodies: there are two bodies, or
     /// one with self-collision.
     pub fn active(&self, bodies: usize) -> bool {
-        bodies >= 2 || self.self_collision.iter().any(|&on| on)
+        bodies >= 2 || self.any_self_collision()
     }
 
     /// Calls `f(a, b, d)` once for every pair `a < b` that may collide, is not pinned on both
@@ -91,9 +91,7 @@ impl ParticlePairs {
         margin: Real,
         mut f: impl FnMut(usize, usize, Real),
     ) {
-        if self.rest.len() < ps.len() {
-            self.rest.extend_from_slice(&ps.x[self.rest.len()..]);
-        }
+        self.note_rest(ps);
         if !self.still_valid(ps, margin) {
             self.search(ps, margin);
         }
@@ -103,6 +101,29 @@ impl ParticlePairs {
             if dist2 < c.under2 && (ps.inv_mass[a] != 0.0 || ps.inv_mass[b] != 0.0) {
                 f(a, b, c.d);
             }
+        }
+    }
+
+    /// Drops the candidate list, so that the next [`for_each_pair`](Self::for_each_pair)
+    /// searches from scratch: for the substeps in which no pair can come near (bodies apart,
+    /// none colliding with itself), where keeping the list valid would cost a pass over the
+    /// particles for nothing.
+    pub fn forget(&mut self, ps: &ParticleSet) {
+        self.note_rest(ps);
+        self.anchor.clear();
+        self.candidates.clear();
+    }
+
+    /// True when some body collides with itself.
+    pub fn any_self_collision(&self) -> bool {
+        self.self_collision.contains(&true)
+    }
+
+    /// Takes the rest position of the particles added since the last call: their start
+    /// positions now.
+    fn note_rest(&mut self, ps: &ParticleSet) {
+        if self.rest.len() < ps.len() {
+            self.rest.extend_from_slice(&ps.x[self.rest.len()..]);
         }
     }
 
