@@ -83,6 +83,11 @@ pub struct ClusterSet {
     pub rotation: Vec<Quat>,
     /// Plastic deformation `Sₚ` of each cluster (identity: none).
     pub plastic: Vec<Mat3>,
+    /// Rest offsets with the plastic deformation applied, `Sₚ q⁰ᵢ`, m, member by member: formed
+    /// again only when a cluster's `Sₚ` is not the one they were formed with (`shaped_by`).
+    shaped: Vec<Vec3>,
+    /// The `Sₚ` of each cluster's `shaped` offsets (NaN: not formed yet).
+    shaped_by: Vec<Mat3>,
     /// Per-member buffers of [`ClusterSet::match_shapes`], kept so that it does not allocate.
     scratch: Scratch,
 }
@@ -90,8 +95,6 @@ pub struct ClusterSet {
 /// What [`ClusterSet::match_shapes`] computes for each member of the cluster it matches.
 #[derive(Clone, Debug, Default)]
 struct Scratch {
-    /// Rest offsets with the plastic deformation applied, `Sₚ q⁰ᵢ`, m.
-    q: Vec<Vec3>,
     /// Masses, kg.
     m: Vec<Real>,
     /// Corrections towards the goal, m.
@@ -161,6 +164,8 @@ impl ClusterSet {
         self.material.push(material);
         self.rotation.push(Quat::identity());
         self.plastic.push(Mat3::identity());
+        self.shaped.resize(self.rest.len(), Vec3::zeros());
+        self.shaped_by.push(Mat3::repeat(Real::NAN));
     }
 
     /// Moves the particles of every cluster, in order, towards their goal positions: one of the
@@ -168,22 +173,29 @@ impl ClusterSet {
     /// [`fraction_over`]`(α, h / iterations)` of the way, so that the iterations of a second
     /// compound to `α` per [`RATE_TIME`]. Plastic flow (over `h`) follows the `last` iteration.
     pub fn match_shapes(&mut self, ps: &mut ParticleSet, h: Real, iterations: u32, last: bool) {
-        let Scratch { q, m, dp } = &mut self.scratch;
+        let Scratch { m, dp } = &mut self.scratch;
         for c in 0..self.material.len() {
             let range = self.offsets[c]..self.offsets[c + 1];
             let members = &self.members[range.clone()];
             let mat = self.material[c];
             let sp = self.plastic[c];
-            q.clear();
-            q.extend(self.rest[range].iter().map(|q0| sp * q0));
+            if self.shaped_by[c] != sp {
+                let rest = self.rest[range.clone()].iter();
+                self.shaped[range.clone()]
+                    .iter_mut()
+                    .zip(rest)
+                    .for_each(|(q, q0)| *q = sp * q0);
+                self.shaped_by[c] = sp;
+            }
+            let q = &self.shaped[range];
             m.clear();
             m.extend(members.iter().map(|&i| mass(ps.inv_mass[i as usize])));
             let cm = center_of_mass(members, &ps.p, m);
             let mut a_pq = Mat3::zeros();
             let mut a_qq = Mat3::zeros();
-            for ((&i, mi), qi) in members.iter().zip(m.iter()).zip(q.iter()) {
-                a_pq += (ps.p[i as usize] - cm) * qi.transpose() * *mi;
-                a_qq += qi * qi.transpose() * *mi;
+            for ((&i, &mi), qi) in members.iter().zip(m.iter()).zip(q) {
+                a_pq += outer(ps.p[i as usize] - cm, qi, mi);
+                a_qq += outer(*qi, qi, mi);
             }
             let rot = extract_rotation(&a_pq, self.rotation[c], ROTATION_ITERATIONS);
             self.rotation[c] = rot;
@@ -225,6 +237,13 @@ impl ClusterSet {
             }
         }
     }
+}
+
+/// The outer product `a bᵀ` scaled by `m`, element by element `(aᵢ bⱼ) m`: the bits of
+/// nalgebra's `a * b.transpose() * m`, without its general matrix product.
+#[inline(always)]
+fn outer(a: Vec3, b: &Vec3, m: Real) -> Mat3 {
+    Mat3::from_fn(|i, j| a[i] * b[j] * m)
 }
 
 /// The plastic deformation after one substep of `h` s with total deformation `s` (Müller et al.
@@ -457,6 +476,24 @@ mod tests {
         for a in 0..8 {
             for b in 0..8 {
                 let d = ((ps.p[a] - ps.p[b]).norm() - (ps.x[a] - ps.x[b]).norm()).abs();
+                assert!(d < 1e-4, "{a}-{b} off by {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_changed_plastic_deformation_is_the_shape_matched() {
+        // Matched once as it is, then with `Sₚ` set by hand (volume kept): the cluster takes
+        // the deformed rest shape, its distances those of `Sₚ q⁰`.
+        let (mut ps, mut set) = cube_cluster(ClusterMaterial::default());
+        set.match_shapes(&mut ps, 0.01, 1, true);
+        let sp = Mat3::from_diagonal(&Vec3::new(1.25, 0.8, 1.0));
+        set.plastic[0] = sp;
+        set.match_shapes(&mut ps, 0.01, 1, true);
+        for a in 0..8 {
+            for b in 0..8 {
+                let expected = (sp * (ps.x[a] - ps.x[b])).norm();
+                let d = ((ps.p[a] - ps.p[b]).norm() - expected).abs();
                 assert!(d < 1e-4, "{a}-{b} off by {d}");
             }
         }
