@@ -123,6 +123,15 @@ impl<T: Lanes> LaneVec<T> {
     }
 }
 
+/// `v` turned by the unit quaternion `q`, at one point or lane by lane: the bits of nalgebra's
+/// `q * v`, `v + w t + q⃗ × t` with `t = 2 q⃗ × v`.
+#[inline(always)]
+pub fn rotate_lanes<T: Lanes>(q: &Quat, v: LaneVec<T>) -> LaneVec<T> {
+    let (axis, w) = (LaneVec::splat(q.imag()), T::splat(q.scalar()));
+    let t = axis.cross(v) * T::splat(2.0);
+    t * w + axis.cross(t) + v
+}
+
 impl<T: Lanes> std::ops::Div<T> for LaneVec<T> {
     type Output = Self;
     /// Divides every coordinate by `s`.

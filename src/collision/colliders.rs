@@ -3,7 +3,7 @@
 
 use super::mesh::MeshShape;
 use crate::constraints::{ContactMaterial, Stiffness};
-use crate::math::{LaneVec, Lanes, Quat, Real, Vec3};
+use crate::math::{LaneVec, Lanes, Quat, Real, Vec3, rotate_lanes};
 use crate::validate::{self, Checked};
 use std::sync::Arc;
 
@@ -225,18 +225,11 @@ impl Carry {
         self.apply_lanes(LaneVec::from(x)).into()
     }
 
-    /// [`apply`](Self::apply) at one point or lane by lane, with the same bits: the turn as
-    /// nalgebra applies a unit quaternion, `t = 2 q⃗ × r`, `r + w t + q⃗ × t`.
+    /// [`apply`](Self::apply) at one point or lane by lane, with the same bits.
     #[inline(always)]
     pub fn apply_lanes<T: Lanes>(&self, x: LaneVec<T>) -> LaneVec<T> {
         let center = LaneVec::splat(self.center);
-        let (q, w) = (
-            LaneVec::splat(self.turn.imag()),
-            T::splat(self.turn.scalar()),
-        );
-        let r = x - center;
-        let t = q.cross(r) * T::splat(2.0);
-        center + LaneVec::splat(self.shift) + (t * w + q.cross(t) + r)
+        center + LaneVec::splat(self.shift) + rotate_lanes(&self.turn, x - center)
     }
 
     /// A bound on how far any point of the box from `lo` to `hi` (m) is carried,

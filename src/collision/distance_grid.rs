@@ -19,7 +19,7 @@
 //! crease, the cell can straddle a kink of `φ` (the medial axis) and the error is of order `h`.
 
 use super::mesh::closest_on_triangle;
-use crate::math::{Real, Vec3};
+use crate::math::{LaneVec, Lanes, Real, Vec3};
 use std::collections::VecDeque;
 
 /// Width of the band of exact node values, in cells.
@@ -172,6 +172,15 @@ impl DistanceGrid {
     /// The interpolated signed distance at `p` (m, clamped to `±band`) and its gradient, or
     /// `None` when `p` is outside the grid (then it is outside the mesh, farther than the band).
     pub fn sample(&self, p: Vec3) -> Option<(Real, Vec3)> {
+        let (v, f) = self.cell_at(p)?;
+        let (d, grad) = self.interpolate(v, LaneVec::from(f));
+        Some((d, grad.into()))
+    }
+
+    /// The distances at the eight corners of the cell holding `p` (m; x fastest, then y, then
+    /// z) and where `p` lies in it (each coordinate in `[0, 1)`), or `None` outside the grid.
+    #[inline(always)]
+    pub fn cell_at(&self, p: Vec3) -> Option<([Real; 8], Vec3)> {
         let q = (p - self.origin) * self.inv_spacing;
         let cells = [0, 1, 2].map(|a| self.dims[a] - 1);
         // Truncation is the floor for q ≥ 0 (and NaN fails the test).
@@ -181,28 +190,35 @@ impl DistanceGrid {
         let c = [0, 1, 2].map(|a| q[a] as usize);
         let f = q - Vec3::new(c[0] as Real, c[1] as Real, c[2] as Real);
         let corners = self.cells[c[0] + cells[0] * (c[1] + cells[1] * c[2])];
-        let v = corners.map(|v| v as Real * (self.band * QUANTUM));
+        Some((corners.map(|v| v as Real * (self.band * QUANTUM)), f))
+    }
+
+    /// The trilinear interpolation of the corner distances `v` ([`cell_at`](Self::cell_at)) at
+    /// `f` in the cell, and its gradient: at one point, or lane by lane with the same bits.
+    #[inline(always)]
+    pub fn interpolate<T: Lanes>(&self, v: [T; 8], f: LaneVec<T>) -> (T, LaneVec<T>) {
+        let [fx, fy, fz] = f.0;
         // Along x first, then y, then z.
         let x00 = (v[0], v[1]);
         let x10 = (v[2], v[3]);
         let x01 = (v[4], v[5]);
         let x11 = (v[6], v[7]);
-        let lerp = |(a, b): (Real, Real), t: Real| a + (b - a) * t;
+        let lerp = |(a, b): (T, T), t: T| a + (b - a) * t;
         let (y0, y1) = (
-            (lerp(x00, f.x), lerp(x10, f.x)),
-            (lerp(x01, f.x), lerp(x11, f.x)),
+            (lerp(x00, fx), lerp(x10, fx)),
+            (lerp(x01, fx), lerp(x11, fx)),
         );
-        let value = lerp((lerp(y0, f.y), lerp(y1, f.y)), f.z);
+        let value = lerp((lerp(y0, fy), lerp(y1, fy)), fz);
         let dx = lerp(
             (
-                lerp((x00.1 - x00.0, x10.1 - x10.0), f.y),
-                lerp((x01.1 - x01.0, x11.1 - x11.0), f.y),
+                lerp((x00.1 - x00.0, x10.1 - x10.0), fy),
+                lerp((x01.1 - x01.0, x11.1 - x11.0), fy),
             ),
-            f.z,
+            fz,
         );
-        let dy = lerp((y0.1 - y0.0, y1.1 - y1.0), f.z);
-        let dz = lerp(y1, f.y) - lerp(y0, f.y);
-        Some((value, Vec3::new(dx, dy, dz) * self.inv_spacing))
+        let dy = lerp((y0.1 - y0.0, y1.1 - y1.0), fz);
+        let dz = lerp(y1, fy) - lerp(y0, fy);
+        (value, LaneVec([dx, dy, dz]) * T::splat(self.inv_spacing))
     }
 
     /// Integer coordinates of the cell holding `p`, clamped to the grid.

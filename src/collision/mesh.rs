@@ -15,9 +15,10 @@
 //! rim is pushed through to the front.
 
 use super::distance_grid::DistanceGrid;
-use crate::math::{Real, Vec3};
+use crate::math::{LaneVec, Real, Vec3};
 use crate::mesh::TriMesh;
 use std::collections::HashMap;
+use wide::f32x8;
 
 /// Triangles per BVH leaf at most.
 const LEAF_SIZE: usize = 4;
@@ -219,6 +220,54 @@ impl MeshShape {
         }
     }
 
+    /// [`distance_within`](Self::distance_within) at eight points `p` (the mesh's frame, m)
+    /// with the reaches `reach` (m), where the distance grid answers it: one bit per lane
+    /// answered (the lowest for the first), with its distance and unit normal, the bits of
+    /// [`distance_within`](Self::distance_within). The lanes left need the hierarchy.
+    pub fn grid_distance_x8(
+        &self,
+        p: LaneVec<f32x8>,
+        reach: f32x8,
+    ) -> (u32, [Real; 8], LaneVec<f32x8>) {
+        let trusted = self.grid_reach();
+        let [px, py, pz] = p.0.map(|c| c.to_array());
+        let (mut corners, mut at, mut sampled) = ([[0.0; 8]; 8], [[0.0; 8]; 3], 0u32);
+        for k in 0..8 {
+            if let Some((v, f)) = self.grid.cell_at(Vec3::new(px[k], py[k], pz[k])) {
+                sampled |= 1 << k;
+                (0..8).for_each(|c| corners[c][k] = v[c]);
+                (0..3).for_each(|a| at[a][k] = f[a]);
+            }
+        }
+        let (d, grad) = self
+            .grid
+            .interpolate(corners.map(f32x8::new), LaneVec(at.map(f32x8::new)));
+        let (len, zero) = (grad.norm_squared().sqrt(), f32x8::ZERO);
+        let (unit, up) = (grad / len, LaneVec::<f32x8>::splat(Vec3::y()));
+        let bits = |lanes: f32x8| lanes.to_bitmask();
+        // Near the surface, the interpolated distance and its gradient; beyond the trusted
+        // band outside, or off the grid, a distance of at least the reach, up.
+        let near = sampled & bits(d.abs().simd_lt(f32x8::splat(trusted)));
+        let in_reach = bits(reach.simd_le(f32x8::splat(trusted)));
+        let far = sampled & !near & bits(d.simd_gt(zero)) & in_reach;
+        let off = !sampled & in_reach & 0xff;
+        let d = d.to_array();
+        let d = std::array::from_fn(|k| if off >> k & 1 == 1 { trusted } else { d[k] });
+        let normal = |a: usize| {
+            let (unit, up) = (unit.0[a].to_array(), up.0[a].to_array());
+            let n: [Real; 8] = std::array::from_fn(|k| match near >> k & 1 {
+                1 if len.to_array()[k] > 0.0 => unit[k],
+                _ => up[k],
+            });
+            f32x8::new(n)
+        };
+        (
+            near | far | off,
+            d,
+            LaneVec([normal(0), normal(1), normal(2)]),
+        )
+    }
+
     /// Signed distance from `p` to the mesh (negative inside), m, and the outward unit normal:
     /// the direction from the closest point to `p` (reversed inside), or the face normal when
     /// `p` lies on the surface, from the closest point on the hierarchy of triangles. An empty
@@ -380,6 +429,7 @@ pub(super) fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wide::f32x8;
 
     /// The cube `[-1, 1]³`, wound outwards.
     fn cube() -> TriMesh {
@@ -482,6 +532,43 @@ mod tests {
         // Deep inside: always the exact (negative) distance.
         let (d, _) = mesh.distance_within(Vec3::new(0.1, 0.0, 0.0), reach);
         assert!((d + 0.9).abs() < 1e-5, "{d}");
+    }
+
+    #[test]
+    fn eight_grid_lanes_give_the_bits_of_each_point_and_leave_the_rest_to_the_hierarchy() {
+        // Points in and around the cube [-1, 1]³ with reaches below and above the grid's trust:
+        // near the surface, deep inside, beyond the band and off the grid.
+        let mesh = MeshShape::new(&cube(), 1.0);
+        let trusted = mesh.grid_reach();
+        let points = points(800, 1.5);
+        let (mut answered, mut left) = (0, 0);
+        for (n, chunk) in points.chunks_exact(8).enumerate() {
+            let lanes = |a: usize| f32x8::new(std::array::from_fn(|k| chunk[k][a]));
+            let reach: [Real; 8] = std::array::from_fn(|k| trusted * (0.5 + (n + k) as Real % 3.0));
+            let (grid, d, normal) =
+                mesh.grid_distance_x8(LaneVec([lanes(0), lanes(1), lanes(2)]), f32x8::new(reach));
+            for (k, p) in chunk.iter().enumerate() {
+                if grid >> k & 1 == 0 {
+                    left += 1;
+                    continue;
+                }
+                answered += 1;
+                let (d1, n1) = mesh.distance_within(*p, reach[k]);
+                let n = Vec3::new(
+                    normal.0[0].as_array()[k],
+                    normal.0[1].as_array()[k],
+                    normal.0[2].as_array()[k],
+                );
+                assert_eq!(d[k].to_bits(), d1.to_bits(), "{p}");
+                assert_eq!(n.map(Real::to_bits), n1.map(Real::to_bits), "{p}");
+            }
+        }
+        // The lanes left are those that the grid cannot answer: reaches beyond its trust away
+        // from the surface, or deep inside.
+        assert!(
+            answered > 200 && left > 200,
+            "{answered} answered, {left} left"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use crate::bodies::Body;
 use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs, Shape};
 use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
-use crate::math::{LaneVec, Real, Vec3};
+use crate::math::{LaneVec, Real, Vec3, rotate_lanes};
 use crate::particles::ParticleSet;
 use std::ops::Range;
 use wide::f32x8;
@@ -359,24 +359,48 @@ impl GroupLanes {
     }
 
     /// The free particles that touch the collider of `shape` moving by `carry` (see
-    /// [`generate_contacts`]), with the distances and normals of [`Shape::distance_lanes`] (the
-    /// bits of [`Shape::distance`]); `false` for a mesh, which [`generate_contacts`] asks
-    /// particle by particle.
-    fn touch(&self, shape: &Shape, carry: Option<&Carry>, hits: &mut GroupHits) -> bool {
+    /// [`generate_contacts`]), with their distances and normals: from
+    /// [`Shape::distance_lanes`], or for a mesh from its distance grid
+    /// ([`MeshShape::grid_distance_x8`](crate::collision::MeshShape::grid_distance_x8)) and,
+    /// for the lanes the grid leaves, its hierarchy; the
+    /// bits of [`Shape::distance_within`] either way.
+    fn touch(&self, shape: &Shape, carry: Option<&Carry>, hits: &mut GroupHits) {
         hits.touch = 0;
         for k in (0..GROUP).step_by(LANE) {
             let (x, p) = (Self::lane_vec(&self.x, k), Self::lane_vec(&self.p, k));
-            let Some((d, n)) = shape.distance_lanes(p) else {
-                return false;
-            };
             let (carried, start) = match carry {
                 Some(m) => (m.carries_at_most_lanes(x, x), m.apply_lanes(x)),
                 None => (Lane::ZERO, x),
             };
-            let bound = Self::lane(&self.diameter, k) + Self::lane(&self.travel, k);
-            let most = (bound + carried) * Lane::splat(1.0 + ROUNDING);
             let reach = Self::lane(&self.diameter, k) + (p - start).norm_squared().sqrt();
-            let touch = d.simd_lt(most) & d.simd_lt(reach);
+            let (d, n, touch) = match shape {
+                // How a mesh answers depends on the reach.
+                Shape::Mesh {
+                    mesh,
+                    position,
+                    rotation,
+                } => {
+                    let local = rotate_lanes(&rotation.inverse(), p - LaneVec::splat(*position));
+                    let (answered, mut d, n) = mesh.grid_distance_x8(local, reach);
+                    let mut n = rotate_lanes(rotation, n).0.map(|c| c.to_array());
+                    let free = (self.free >> k) as u32;
+                    for l in (0..LANE).filter(|l| (free & !answered) >> l & 1 == 1) {
+                        let at = Vec3::new(self.p[0][k + l], self.p[1][k + l], self.p[2][k + l]);
+                        let (dl, nl) = shape.distance_within(at, reach.to_array()[l]);
+                        d[l] = dl;
+                        (0..3).for_each(|a| n[a][l] = nl[a]);
+                    }
+                    let d = Lane::new(d);
+                    (d, LaneVec(n.map(Lane::new)), d.simd_lt(reach))
+                }
+                // Another shape's distance does not: a first bound without a square root.
+                _ => {
+                    let (d, n) = shape.distance_lanes(p).expect("a shape other than a mesh");
+                    let bound = Self::lane(&self.diameter, k) + Self::lane(&self.travel, k);
+                    let most = (bound + carried) * Lane::splat(1.0 + ROUNDING);
+                    (d, n, d.simd_lt(most) & d.simd_lt(reach))
+                }
+            };
             hits.touch |= u64::from(touch.to_bitmask()) << k;
             hits.d[k..k + LANE].copy_from_slice(d.as_array());
             for (out, n) in hits.n.iter_mut().zip(n.0) {
@@ -384,7 +408,6 @@ impl GroupLanes {
             }
         }
         hits.touch &= self.free;
-        true
     }
 }
 
@@ -420,52 +443,33 @@ pub fn generate_contacts(
         n: [[0.0; GROUP]; 3],
     };
     let mut hits: Vec<GroupHits> = colliders.iter().map(|_| empty()).collect();
-    // Whether each collider is tested lane by lane, or particle by particle (a mesh).
-    let mut lanes_test = vec![true; colliders.len()];
     let mut lanes = GroupLanes::empty();
     for (group, near, _) in near.groups(groups) {
         lanes.load(ps, group.clone());
         let mut any = 0;
-        for (j, (collider, carry)) in colliders.iter().zip(carries).enumerate() {
-            hits[j].touch = 0;
-            if near[j] {
-                lanes_test[j] = lanes.touch(&collider.shape, carry.as_ref(), &mut hits[j]);
-                any |= if lanes_test[j] {
-                    hits[j].touch
-                } else {
-                    lanes.free
-                };
+        for (((collider, carry), &near), hits) in
+            colliders.iter().zip(carries).zip(near).zip(&mut hits)
+        {
+            hits.touch = 0;
+            if near {
+                lanes.touch(&collider.shape, carry.as_ref(), hits);
+                any |= hits.touch;
             }
         }
         while any != 0 {
             let k = any.trailing_zeros() as usize;
             any &= any - 1;
             let i = group.start + k;
-            let (x, p, r) = (ps.x[i], ps.p[i], ps.radius[i]);
-            for (j, (collider, carry)) in colliders.iter().zip(carries).enumerate() {
-                let (d, n) = if lanes_test[j] {
-                    if hits[j].touch >> k & 1 == 0 {
-                        continue;
-                    }
-                    let n = hits[j].n;
-                    (hits[j].d[k], Vec3::new(n[0][k], n[1][k], n[2][k]))
-                } else {
-                    if !near[j] {
-                        continue;
-                    }
-                    // Relative to a static collider, the particle's own travel; how a mesh
-                    // answers depends on the reach.
-                    let start = carry.map_or(x, |m| m.apply(x));
-                    let reach = 2.0 * r + (p - start).norm();
-                    let (d, n) = collider.shape.distance_within(p, reach);
-                    let touches = d < reach;
-                    if !touches {
-                        continue;
-                    }
-                    (d, n)
-                };
-                let v = ps.v[i] - collider.surface_velocity(x);
-                contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
+            for (j, (collider, hits)) in colliders.iter().zip(&hits).enumerate() {
+                if hits.touch >> k & 1 == 1 {
+                    let (d, n) = (
+                        hits.d[k],
+                        Vec3::new(hits.n[0][k], hits.n[1][k], hits.n[2][k]),
+                    );
+                    let (x, p) = (ps.x[i], ps.p[i]);
+                    let v = ps.v[i] - collider.surface_velocity(x);
+                    contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
+                }
             }
         }
     }
