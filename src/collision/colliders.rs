@@ -304,8 +304,7 @@ impl Shape {
 
     /// [`distance`](Self::distance) at one point (`T` = [`Real`]) or at each lane of a batch of
     /// points (a SIMD vector per coordinate), with the same bits either way; `None` for a mesh,
-    /// which answers from its distance grid. A box takes the point into its own frame by its
-    /// rotation matrix, whose columns are its axes: `q = Rᵀ (p − c)`.
+    /// which answers from its distance grid.
     #[inline(always)]
     pub fn distance_lanes<T: Lanes>(&self, p: LaneVec<T>) -> Option<(T, LaneVec<T>)> {
         let (zero, one) = (T::splat(0.0), T::splat(1.0));
@@ -334,10 +333,8 @@ impl Shape {
                 half_extents,
                 rotation,
             } => {
-                let axes = rotation.to_rotation_matrix();
-                let axes = [0, 1, 2].map(|k| LaneVec::splat(axes.matrix().column(k).into_owned()));
-                let rel = p - LaneVec::splat(*center);
-                let q = axes.map(|axis| axis.dot(rel));
+                // The point in the box's own frame, turned back about its centre.
+                let q = rotate_lanes(&rotation.inverse(), p - LaneVec::splat(*center)).0;
                 let d = [0, 1, 2].map(|k| q[k].abs() - T::splat(half_extents[k]));
                 let sign = q.map(|c| zero.select_gt(c, -one, one));
                 // Outside, the nearest point is `q` clamped to the box: a face, edge or corner.
@@ -355,7 +352,7 @@ impl Shape {
                     on_2(sign[2], zero),
                 ];
                 let local = [0, 1, 2].map(|k| out.select_gt(zero, out_n.0[k], in_n[k]));
-                let n = axes[0] * local[0] + axes[1] * local[1] + axes[2] * local[2];
+                let n = rotate_lanes(rotation, LaneVec(local));
                 (out.select_gt(zero, out_d, on_2(d[2], d01)), n)
             }
             Shape::Mesh { .. } => return None,

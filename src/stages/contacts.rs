@@ -143,6 +143,20 @@ pub struct NearColliders {
     near: Vec<bool>,
     /// Number of colliders.
     colliders: usize,
+    /// The buffers of the collider tests, kept from substep to substep.
+    scratch: LaneScratch,
+}
+
+/// The buffers of [`sweep_colliders`] and [`generate_contacts`], kept in [`NearColliders`] so
+/// that a substep allocates nothing.
+#[derive(Clone, Debug, Default)]
+struct LaneScratch {
+    /// A group's particles, allocated at the first test.
+    lanes: Option<Box<GroupLanes>>,
+    /// Per collider: its contacts with the group.
+    hits: Vec<GroupHits>,
+    /// Per collider: the particles of the group it sweeps.
+    sweep: Vec<u64>,
 }
 
 impl NearColliders {
@@ -166,6 +180,24 @@ impl NearColliders {
                 self.near.push(!far);
             }
         }
+    }
+
+    /// The buffers for tests against `colliders` colliders, taken out until
+    /// [`NearColliders::put_back`].
+    fn take_scratch(&mut self, colliders: usize) -> LaneScratch {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.hits.resize_with(colliders, || GroupHits {
+            touch: 0,
+            d: [0.0; GROUP],
+            n: [[0.0; GROUP]; 3],
+        });
+        scratch.sweep.resize(colliders, 0);
+        scratch
+    }
+
+    /// Keeps the buffers [`NearColliders::take_scratch`] gave for the next substep.
+    fn put_back(&mut self, scratch: LaneScratch) {
+        self.scratch = scratch;
     }
 
     /// The particles of each of the `groups` (those [`NearColliders::find`] was given), one
@@ -205,11 +237,12 @@ pub fn sweep_colliders(
     ps: &mut ParticleSet,
     colliders: &[Collider],
     carries: &[Option<Carry>],
-    (groups, near): (&ParticleGroups, &NearColliders),
+    (groups, near): (&ParticleGroups, &mut NearColliders),
 ) -> bool {
     let mut pulled = false;
-    let mut lanes = GroupLanes::empty();
-    let mut sweep = vec![0u64; colliders.len()];
+    let mut scratch = near.take_scratch(colliders.len());
+    let LaneScratch { lanes, sweep, .. } = &mut scratch;
+    let lanes = lanes.get_or_insert_with(GroupLanes::empty);
     for (group, near, _) in near.groups(groups) {
         lanes.load(ps, group.clone());
         // Most particles move less than `min_step` relative to a collider: told from a bound on
@@ -228,7 +261,7 @@ pub fn sweep_colliders(
             any &= any - 1;
             let i = group.start + k;
             let min_step = MIN_STEP * ps.radius[i];
-            let colliders = colliders.iter().zip(carries).zip(&sweep);
+            let colliders = colliders.iter().zip(carries).zip(sweep.iter());
             for ((collider, carry), _) in colliders.filter(|c| c.1 >> k & 1 == 1) {
                 let (x, p) = (ps.x[i], ps.p[i]);
                 let start = carry.map_or(x, |m| m.apply(x));
@@ -266,6 +299,7 @@ pub fn sweep_colliders(
             }
         }
     }
+    near.put_back(scratch);
     pulled
 }
 
@@ -276,6 +310,7 @@ const LANE: usize = 8;
 /// A group's particles ([`ParticleGroups`]) coordinate by coordinate, as the collider tests
 /// ([`sweep_colliders`], [`generate_contacts`]) read them eight at a time. The lanes past the
 /// group's end hold NaN, which is within reach of nothing.
+#[derive(Clone, Debug)]
 struct GroupLanes {
     /// Start positions, m.
     x: [[Real; GROUP]; 3],
@@ -291,6 +326,7 @@ struct GroupLanes {
 
 /// A collider's contacts with the particles of a group ([`GroupLanes::touch`]): one bit per
 /// particle it touches, and the distance and normal at each.
+#[derive(Clone, Debug)]
 struct GroupHits {
     touch: u64,
     d: [Real; GROUP],
@@ -430,25 +466,21 @@ pub fn generate_contacts(
     ps: &ParticleSet,
     colliders: &[Collider],
     carries: &[Option<Carry>],
-    (groups, near): (&ParticleGroups, &NearColliders),
+    (groups, near): (&ParticleGroups, &mut NearColliders),
     contacts: &mut ContactSet,
 ) {
     contacts.clear();
     if colliders.is_empty() {
         return;
     }
-    let empty = || GroupHits {
-        touch: 0,
-        d: [0.0; GROUP],
-        n: [[0.0; GROUP]; 3],
-    };
-    let mut hits: Vec<GroupHits> = colliders.iter().map(|_| empty()).collect();
-    let mut lanes = GroupLanes::empty();
+    let mut scratch = near.take_scratch(colliders.len());
+    let LaneScratch { lanes, hits, .. } = &mut scratch;
+    let lanes = lanes.get_or_insert_with(GroupLanes::empty);
     for (group, near, _) in near.groups(groups) {
         lanes.load(ps, group.clone());
         let mut any = 0;
         for (((collider, carry), &near), hits) in
-            colliders.iter().zip(carries).zip(near).zip(&mut hits)
+            colliders.iter().zip(carries).zip(near).zip(hits.iter_mut())
         {
             hits.touch = 0;
             if near {
@@ -460,7 +492,7 @@ pub fn generate_contacts(
             let k = any.trailing_zeros() as usize;
             any &= any - 1;
             let i = group.start + k;
-            for (j, (collider, hits)) in colliders.iter().zip(&hits).enumerate() {
+            for (j, (collider, hits)) in colliders.iter().zip(hits.iter()).enumerate() {
                 if hits.touch >> k & 1 == 1 {
                     let (d, n) = (
                         hits.d[k],
@@ -641,10 +673,10 @@ mod tests {
         carries: &[Option<Carry>],
         near: &NearColliders,
     ) -> (Vec<Vec3>, ContactSet) {
-        let (mut ps, mut contacts) = (ps.clone(), ContactSet::default());
+        let (mut ps, mut contacts, mut near) = (ps.clone(), ContactSet::default(), near.clone());
         let groups = groups(&ps);
-        sweep_colliders(&mut ps, colliders, carries, (&groups, near));
-        generate_contacts(&ps, colliders, carries, (&groups, near), &mut contacts);
+        sweep_colliders(&mut ps, colliders, carries, (&groups, &mut near));
+        generate_contacts(&ps, colliders, carries, (&groups, &mut near), &mut contacts);
         (ps.p, contacts)
     }
 
@@ -665,6 +697,7 @@ mod tests {
         let every = NearColliders {
             near: vec![true; near.near.len()],
             colliders: colliders.len(),
+            ..Default::default()
         };
         let (p, contacts) = sweep_and_contacts(ps, colliders, carries, near);
         let (p_all, all) = sweep_and_contacts(ps, colliders, carries, &every);
