@@ -322,6 +322,8 @@ struct GroupLanes {
     travel: [Real; GROUP],
     /// One bit per free particle (inverse mass above zero), the lowest for the group's first.
     free: u64,
+    /// Number of particles loaded.
+    len: usize,
 }
 
 /// A collider's contacts with the particles of a group ([`GroupLanes::touch`]): one bit per
@@ -342,12 +344,14 @@ impl GroupLanes {
             diameter: [Real::NAN; GROUP],
             travel: [Real::NAN; GROUP],
             free: 0,
+            len: 0,
         })
     }
 
     /// Loads the particles `group` (at most [`GROUP`]).
     fn load(&mut self, ps: &ParticleSet, group: Range<usize>) {
         let end = group.len();
+        self.len = end;
         for (k, i) in group.clone().enumerate() {
             let (x, p) = (ps.x[i], ps.p[i]);
             for a in 0..3 {
@@ -384,7 +388,7 @@ impl GroupLanes {
     /// those the sweep walks.
     fn may_sweep(&self, carry: Option<&Carry>) -> u64 {
         let mut sweep = 0;
-        for k in (0..GROUP).step_by(LANE) {
+        for k in (0..self.len).step_by(LANE) {
             let x = Self::lane_vec(&self.x, k);
             let carried = carry.map_or(Lane::ZERO, |m| m.carries_at_most_lanes(x, x));
             let most = (Self::lane(&self.travel, k) + carried) * Lane::splat(1.0 + ROUNDING);
@@ -402,7 +406,7 @@ impl GroupLanes {
     /// bits of [`Shape::distance_within`] either way.
     fn touch(&self, shape: &Shape, carry: Option<&Carry>, hits: &mut GroupHits) {
         hits.touch = 0;
-        for k in (0..GROUP).step_by(LANE) {
+        for k in (0..self.len).step_by(LANE) {
             let (x, p) = (Self::lane_vec(&self.x, k), Self::lane_vec(&self.p, k));
             let (carried, start) = match carry {
                 Some(m) => (m.carries_at_most_lanes(x, x), m.apply_lanes(x)),
