@@ -182,9 +182,13 @@ impl NearColliders {
         }
     }
 
-    /// The buffers for tests against `colliders` colliders, taken out until
-    /// [`NearColliders::put_back`].
-    fn take_scratch(&mut self, colliders: usize) -> LaneScratch {
+    /// Calls `test` with these flags and the buffers for tests against `colliders` colliders,
+    /// which it leaves for the next substep.
+    fn with_scratch<R>(
+        &mut self,
+        colliders: usize,
+        test: impl FnOnce(&Self, &mut LaneScratch) -> R,
+    ) -> R {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.hits.resize_with(colliders, || GroupHits {
             touch: 0,
@@ -192,12 +196,9 @@ impl NearColliders {
             n: [[0.0; GROUP]; 3],
         });
         scratch.sweep.resize(colliders, 0);
-        scratch
-    }
-
-    /// Keeps the buffers [`NearColliders::take_scratch`] gave for the next substep.
-    fn put_back(&mut self, scratch: LaneScratch) {
+        let result = test(self, &mut scratch);
         self.scratch = scratch;
+        result
     }
 
     /// The particles of each of the `groups` (those [`NearColliders::find`] was given), one
@@ -239,11 +240,25 @@ pub fn sweep_colliders(
     carries: &[Option<Carry>],
     (groups, near): (&ParticleGroups, &mut NearColliders),
 ) -> bool {
+    near.with_scratch(colliders.len(), |near, scratch| {
+        let LaneScratch { lanes, sweep, .. } = scratch;
+        let lanes = lanes.get_or_insert_with(GroupLanes::empty);
+        sweep_groups(ps, colliders, carries, near.groups(groups), lanes, sweep)
+    })
+}
+
+/// [`sweep_colliders`] of the `groups` that are near some collider, with the buffers `lanes` and
+/// `sweep` (one entry per collider).
+fn sweep_groups<'a>(
+    ps: &mut ParticleSet,
+    colliders: &[Collider],
+    carries: &[Option<Carry>],
+    groups: impl Iterator<Item = (Range<usize>, &'a [bool], &'a Group)>,
+    lanes: &mut GroupLanes,
+    sweep: &mut [u64],
+) -> bool {
     let mut pulled = false;
-    let mut scratch = near.take_scratch(colliders.len());
-    let LaneScratch { lanes, sweep, .. } = &mut scratch;
-    let lanes = lanes.get_or_insert_with(GroupLanes::empty);
-    for (group, near, _) in near.groups(groups) {
+    for (group, near, _) in groups {
         lanes.load(ps, group.clone());
         // Most particles move less than `min_step` relative to a collider: told from a bound on
         // the path's length first, without carrying the start, eight at a time.
@@ -299,7 +314,6 @@ pub fn sweep_colliders(
             }
         }
     }
-    near.put_back(scratch);
     pulled
 }
 
@@ -477,38 +491,39 @@ pub fn generate_contacts(
     if colliders.is_empty() {
         return;
     }
-    let mut scratch = near.take_scratch(colliders.len());
-    let LaneScratch { lanes, hits, .. } = &mut scratch;
-    let lanes = lanes.get_or_insert_with(GroupLanes::empty);
-    for (group, near, _) in near.groups(groups) {
-        lanes.load(ps, group.clone());
-        let mut any = 0;
-        for (((collider, carry), &near), hits) in
-            colliders.iter().zip(carries).zip(near).zip(hits.iter_mut())
-        {
-            hits.touch = 0;
-            if near {
-                lanes.touch(&collider.shape, carry.as_ref(), hits);
-                any |= hits.touch;
+    near.with_scratch(colliders.len(), |near, scratch| {
+        let LaneScratch { lanes, hits, .. } = scratch;
+        let lanes = lanes.get_or_insert_with(GroupLanes::empty);
+        for (group, near, _) in near.groups(groups) {
+            lanes.load(ps, group.clone());
+            let mut any = 0;
+            for (((collider, carry), &near), hits) in
+                colliders.iter().zip(carries).zip(near).zip(hits.iter_mut())
+            {
+                hits.touch = 0;
+                if near {
+                    lanes.touch(&collider.shape, carry.as_ref(), hits);
+                    any |= hits.touch;
+                }
             }
-        }
-        while any != 0 {
-            let k = any.trailing_zeros() as usize;
-            any &= any - 1;
-            let i = group.start + k;
-            for (j, (collider, hits)) in colliders.iter().zip(hits.iter()).enumerate() {
-                if hits.touch >> k & 1 == 1 {
-                    let (d, n) = (
-                        hits.d[k],
-                        Vec3::new(hits.n[0][k], hits.n[1][k], hits.n[2][k]),
-                    );
-                    let (x, p) = (ps.x[i], ps.p[i]);
-                    let v = ps.v[i] - collider.surface_velocity(x);
-                    contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
+            while any != 0 {
+                let k = any.trailing_zeros() as usize;
+                any &= any - 1;
+                let i = group.start + k;
+                for (j, (collider, hits)) in colliders.iter().zip(hits.iter()).enumerate() {
+                    if hits.touch >> k & 1 == 1 {
+                        let (d, n) = (
+                            hits.d[k],
+                            Vec3::new(hits.n[0][k], hits.n[1][k], hits.n[2][k]),
+                        );
+                        let (x, p) = (ps.x[i], ps.p[i]);
+                        let v = ps.v[i] - collider.surface_velocity(x);
+                        contacts.push(i as u32, j as u32, n.dot(&v), (n, n.dot(&p) - d));
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 /// Pairs closer than this multiple of their contact distance get a contact.
