@@ -201,19 +201,17 @@ impl NearColliders {
         result
     }
 
-    /// The particles of each of the `groups` (those [`NearColliders::find`] was given), one
-    /// flag per collider (whether the group may reach it) and the group's box. Groups far from
-    /// every collider are left out.
+    /// The particles of each of the `groups` (those [`NearColliders::find`] was given) and one
+    /// flag per collider: whether the group may reach it. Groups far from every collider are
+    /// left out.
     fn groups<'a>(
         &'a self,
-        groups: &'a ParticleGroups,
-    ) -> impl Iterator<Item = (Range<usize>, &'a [bool], &'a Group)> + use<'a> {
+        groups: &ParticleGroups,
+    ) -> impl Iterator<Item = (Range<usize>, &'a [bool])> + use<'a> {
         groups
             .ranges()
             .zip(self.near.chunks_exact(self.colliders.max(1)))
-            .zip(&groups.groups)
-            .filter(|((_, near), _)| near.contains(&true))
-            .map(|((range, near), g)| (range, near, g))
+            .filter(|(_, near)| near.contains(&true))
     }
 }
 
@@ -253,12 +251,12 @@ fn sweep_groups<'a>(
     ps: &mut ParticleSet,
     colliders: &[Collider],
     carries: &[Option<Carry>],
-    groups: impl Iterator<Item = (Range<usize>, &'a [bool], &'a Group)>,
+    groups: impl Iterator<Item = (Range<usize>, &'a [bool])>,
     lanes: &mut GroupLanes,
     sweep: &mut [u64],
 ) -> bool {
     let mut pulled = false;
-    for (group, near, _) in groups {
+    for (group, near) in groups {
         lanes.load(ps, group.clone());
         // Most particles move less than `min_step` relative to a collider: told from a bound on
         // the path's length first, without carrying the start, eight at a time.
@@ -447,7 +445,7 @@ impl GroupLanes {
                     let d = Lane::new(d);
                     (d, LaneVec(n.map(Lane::new)), d.simd_lt(reach))
                 }
-                // Another shape's distance does not: a first bound without a square root.
+                // Another shape's does not; a first bound, without a square root, is tested too.
                 _ => {
                     let (d, n) = shape.distance_lanes(p).expect("a shape other than a mesh");
                     let bound = Self::lane(&self.diameter, k) + Self::lane(&self.travel, k);
@@ -477,9 +475,9 @@ impl GroupLanes {
 /// nothing.
 ///
 /// The test runs on eight particles at a time, SIMD lane by lane ([`Shape::distance_lanes`],
-/// [`Carry::apply_lanes`]), with the bits it has for each particle alone; a mesh is asked
-/// particle by particle. The contacts are listed particle by particle, then collider by
-/// collider.
+/// [`Carry::apply_lanes`]; a mesh from its distance grid, and particle by particle from its
+/// hierarchy where the grid does not answer), with the bits it has for each particle alone.
+/// The contacts are listed particle by particle, then collider by collider.
 pub fn generate_contacts(
     ps: &ParticleSet,
     colliders: &[Collider],
@@ -494,7 +492,7 @@ pub fn generate_contacts(
     near.with_scratch(colliders.len(), |near, scratch| {
         let LaneScratch { lanes, hits, .. } = scratch;
         let lanes = lanes.get_or_insert_with(GroupLanes::empty);
-        for (group, near, _) in near.groups(groups) {
+        for (group, near) in near.groups(groups) {
             lanes.load(ps, group.clone());
             let mut any = 0;
             for (((collider, carry), &near), hits) in
