@@ -465,6 +465,7 @@ fn away_from<T: Lanes>(c: LaneVec<T>, p: LaneVec<T>) -> (T, LaneVec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::simd::{gather_vec3, lanes_vec3};
     use wide::f32x8;
 
     fn close(a: Real, b: Real) -> bool {
@@ -632,16 +633,14 @@ mod tests {
         assert!(close(d, 0.5) && (n - Vec3::y()).norm() < 1e-5);
     }
 
-    /// Pseudo-random points in the cube of half side `half` about the origin (a fixed LCG).
+    /// Pseudo-random points in the cube of half side `half` about the origin.
     fn scattered(n: usize, half: Real) -> Vec<Vec3> {
-        let mut state = 7u32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0
-        };
-        (0..n)
-            .map(|_| Vec3::new(next(), next(), next()) * half)
-            .collect()
+        crate::collision::scattered(n, half, 7)
+    }
+
+    /// Eight points in SIMD lanes.
+    fn gather(points: &[Vec3]) -> LaneVec<f32x8> {
+        gather_vec3(points, &std::array::from_fn(|k| k))
     }
 
     /// A turn of `angle` rad about the axis `(x, y, z)`.
@@ -703,17 +702,9 @@ mod tests {
         }
         for shape in shapes() {
             for chunk in points.chunks_exact(8) {
-                let coords = |a: usize| f32x8::new(std::array::from_fn(|k| chunk[k][a]));
-                let (d, n) = shape
-                    .distance_lanes(LaneVec([coords(0), coords(1), coords(2)]))
-                    .unwrap();
-                for (k, p) in chunk.iter().enumerate() {
+                let (d, n) = shape.distance_lanes(gather(chunk)).unwrap();
+                for (k, (p, lane)) in chunk.iter().zip(lanes_vec3(n)).enumerate() {
                     let (d1, n1) = shape.distance(*p);
-                    let lane = Vec3::new(
-                        n.0[0].as_array()[k],
-                        n.0[1].as_array()[k],
-                        n.0[2].as_array()[k],
-                    );
                     assert_eq!(d.as_array()[k].to_bits(), d1.to_bits(), "{shape:?} at {p}");
                     assert_eq!(
                         lane.map(Real::to_bits),
@@ -769,18 +760,12 @@ mod tests {
         let m = collider.advance(0.01).unwrap();
         let points = scattered(64, 2.0);
         for chunk in points.chunks_exact(8) {
-            let coords = |a: usize| f32x8::new(std::array::from_fn(|k| chunk[k][a]));
-            let lanes = LaneVec([coords(0), coords(1), coords(2)]);
+            let lanes = gather(chunk);
             let (moved, most) = (m.apply_lanes(lanes), m.carries_at_most_lanes(lanes, lanes));
-            for (k, &x) in chunk.iter().enumerate() {
+            for (k, (&x, lane)) in chunk.iter().zip(lanes_vec3(moved)).enumerate() {
                 let expected = center + m.shift + m.turn * (x - center);
                 let y = m.apply(x);
                 assert_eq!(y.map(Real::to_bits), expected.map(Real::to_bits));
-                let lane = Vec3::new(
-                    moved.0[0].as_array()[k],
-                    moved.0[1].as_array()[k],
-                    moved.0[2].as_array()[k],
-                );
                 assert_eq!(lane.map(Real::to_bits), y.map(Real::to_bits));
                 let bound = m.carries_at_most(x, x);
                 assert_eq!(most.as_array()[k].to_bits(), bound.to_bits());

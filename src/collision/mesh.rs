@@ -17,6 +17,7 @@
 use super::distance_grid::DistanceGrid;
 use crate::math::{LaneVec, Real, Vec3};
 use crate::mesh::TriMesh;
+use crate::solver::simd::{gather_vec3, lanes_vec3};
 use std::collections::HashMap;
 use wide::f32x8;
 
@@ -230,10 +231,9 @@ impl MeshShape {
         reach: f32x8,
     ) -> (u32, [Real; 8], LaneVec<f32x8>) {
         let trusted = self.grid_reach();
-        let [px, py, pz] = p.0.map(|c| c.to_array());
         let (mut corners, mut at, mut sampled) = ([[0.0; 8]; 8], [[0.0; 8]; 3], 0u32);
-        for k in 0..8 {
-            if let Some((v, f)) = self.grid.cell_at(Vec3::new(px[k], py[k], pz[k])) {
+        for (k, p) in lanes_vec3(p).into_iter().enumerate() {
+            if let Some((v, f)) = self.grid.cell_at(p) {
                 sampled |= 1 << k;
                 (0..8).for_each(|c| corners[c][k] = v[c]);
                 (0..3).for_each(|a| at[a][k] = f[a]);
@@ -243,8 +243,8 @@ impl MeshShape {
             .grid
             .interpolate(corners.map(f32x8::new), LaneVec(at.map(f32x8::new)));
         let (len, zero) = (grad.norm_squared().sqrt(), f32x8::ZERO);
-        let (unit, up) = (grad / len, LaneVec::<f32x8>::splat(Vec3::y()));
         let bits = |lanes: f32x8| lanes.to_bitmask();
+        let (unit, directed) = (lanes_vec3(grad / len), bits(len.simd_gt(zero)));
         // Near the surface, the interpolated distance and its gradient; beyond the trusted
         // band outside, or off the grid, a distance of at least the reach, up.
         let near = sampled & bits(d.abs().simd_lt(f32x8::splat(trusted)));
@@ -253,19 +253,13 @@ impl MeshShape {
         let off = !sampled & in_reach & 0xff;
         let d = d.to_array();
         let d = std::array::from_fn(|k| if off >> k & 1 == 1 { trusted } else { d[k] });
-        let normal = |a: usize| {
-            let (unit, up) = (unit.0[a].to_array(), up.0[a].to_array());
-            let n: [Real; 8] = std::array::from_fn(|k| match near >> k & 1 {
-                1 if len.to_array()[k] > 0.0 => unit[k],
-                _ => up[k],
-            });
-            f32x8::new(n)
-        };
-        (
-            near | far | off,
-            d,
-            LaneVec([normal(0), normal(1), normal(2)]),
-        )
+        // The gradient's direction where the grid is trusted and it has one, else up.
+        let normal: [Vec3; 8] = std::array::from_fn(|k| match (near & directed) >> k & 1 {
+            1 => unit[k],
+            _ => Vec3::y(),
+        });
+        let lanes = std::array::from_fn(|k| k);
+        (near | far | off, d, gather_vec3(&normal, &lanes))
     }
 
     /// Signed distance from `p` to the mesh (negative inside), m, and the outward unit normal:
@@ -466,12 +460,7 @@ mod tests {
 
     /// Pseudo-random points in the cube `[-side, side]³`.
     fn points(n: usize, side: Real) -> Vec<Vec3> {
-        let mut s = 99u32;
-        let mut next = || {
-            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            ((s >> 8) as Real / (1u32 << 24) as Real * 2.0 - 1.0) * side
-        };
-        (0..n).map(|_| Vec3::new(next(), next(), next())).collect()
+        crate::collision::scattered(n, side, 99)
     }
 
     #[test]
@@ -543,22 +532,16 @@ mod tests {
         let points = points(800, 1.5);
         let (mut answered, mut left) = (0, 0);
         for (n, chunk) in points.chunks_exact(8).enumerate() {
-            let lanes = |a: usize| f32x8::new(std::array::from_fn(|k| chunk[k][a]));
+            let lanes = gather_vec3(chunk, &std::array::from_fn(|k| k));
             let reach: [Real; 8] = std::array::from_fn(|k| trusted * (0.5 + (n + k) as Real % 3.0));
-            let (grid, d, normal) =
-                mesh.grid_distance_x8(LaneVec([lanes(0), lanes(1), lanes(2)]), f32x8::new(reach));
-            for (k, p) in chunk.iter().enumerate() {
+            let (grid, d, normal) = mesh.grid_distance_x8(lanes, f32x8::new(reach));
+            for (k, (p, n)) in chunk.iter().zip(lanes_vec3(normal)).enumerate() {
                 if grid >> k & 1 == 0 {
                     left += 1;
                     continue;
                 }
                 answered += 1;
                 let (d1, n1) = mesh.distance_within(*p, reach[k]);
-                let n = Vec3::new(
-                    normal.0[0].as_array()[k],
-                    normal.0[1].as_array()[k],
-                    normal.0[2].as_array()[k],
-                );
                 assert_eq!(d[k].to_bits(), d1.to_bits(), "{p}");
                 assert_eq!(n.map(Real::to_bits), n1.map(Real::to_bits), "{p}");
             }

@@ -327,6 +327,12 @@ pub fn gather_vec3<V: Batch>(v: &[Vec3], ids: &[usize; LANES]) -> LaneVec<V> {
     LaneVec([V::from_array(x), V::from_array(y), V::from_array(z)])
 }
 
+/// The vector of each lane of `v`: the inverse of [`gather_vec3`] with the ids `0..LANES`.
+pub fn lanes_vec3<V: Batch>(v: LaneVec<V>) -> [Vec3; LANES] {
+    let [x, y, z] = v.0.map(V::to_array);
+    std::array::from_fn(|l| Vec3::new(x[l], y[l], z[l]))
+}
+
 /// Two vectors `V` side by side, so that two batches that share no particle are projected as
 /// one: lanes `0..LANES` of one, then those of the other.
 pub trait Pair<V>: Lanes {

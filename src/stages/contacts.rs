@@ -569,25 +569,30 @@ pub fn generate_particle_contacts(
 /// largest radius, with an allowance for rounding: no two particles of different bodies are
 /// then within `SEARCH_MARGIN` times their contact distance.
 fn bodies_apart(ps: &ParticleSet, bodies: &[Body], groups: &ParticleGroups) -> bool {
-    let radius = groups.groups.iter().fold(0.0, |r: Real, g| r.max(g.radius));
-    let boxes: Vec<_> = bodies
+    if !groups.groups.iter().all(|g| g.finite) {
+        return false;
+    }
+    let (radius, size) = groups
+        .groups
         .iter()
-        .filter(|b| !b.particles.is_empty())
-        .map(|b| groups.bounds(ps, b.particles.clone()))
-        .collect();
-    let size = boxes.iter().fold(0.0, |s: Real, (lo, hi)| {
-        s.max(lo.abs().max()).max(hi.abs().max())
-    });
+        .fold((0.0, 0.0), |(r, s): (Real, Real), g| {
+            (
+                r.max(g.radius),
+                s.max(g.lo.abs().max()).max(g.hi.abs().max()),
+            )
+        });
     let reach = SEARCH_MARGIN * radius * (1.0 + ROUNDING) + ROUNDING * (1.0 + size);
-    let finite = groups.groups.iter().all(|g| g.finite);
-    let apart = |(lo, hi): &(Vec3, Vec3), (lo2, hi2): &(Vec3, Vec3)| {
+    let apart = |(lo, hi): (Vec3, Vec3), (lo2, hi2): (Vec3, Vec3)| {
         (0..3).any(|a| lo2[a] - hi[a] > reach || lo[a] - hi2[a] > reach)
     };
-    finite
-        && boxes
-            .iter()
-            .enumerate()
-            .all(|(k, a)| boxes[k + 1..].iter().all(|b| apart(a, b)))
+    // Each body's box, found again for each pair rather than kept: a few group boxes each.
+    let boxes = || {
+        let bodies = bodies.iter().filter(|b| !b.particles.is_empty());
+        bodies.map(|b| groups.bounds(ps, b.particles.clone()))
+    };
+    boxes()
+        .enumerate()
+        .all(|(k, a)| boxes().skip(k + 1).all(|b| apart(a, b)))
 }
 
 /// Replaces `contacts` by one contact per particle and cloth or soft-body surface of another body that
