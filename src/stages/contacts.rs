@@ -12,6 +12,7 @@ use crate::collision::{BodySurfaces, Carry, Collider, ParticlePairs, Shape};
 use crate::constraints::{ContactSet, ParticleContactSet, SurfaceContactSet};
 use crate::math::{LaneVec, Real, Vec3, rotate_lanes};
 use crate::particles::ParticleSet;
+use crate::solver::simd::gather_vec3;
 use std::ops::Range;
 use wide::f32x8;
 
@@ -601,7 +602,10 @@ fn bodies_apart(ps: &ParticleSet, bodies: &[Body], groups: &ParticleGroups) -> b
 /// contact distance `d` of it, `d` the mean of the two bodies' thicknesses. A surface is
 /// skinned and refitted only when some particle of another body comes within reach of the box
 /// around its body's particles, so a body alone, or far from the others, costs one box test
-/// per group of particles ([`ParticleGroups`]).
+/// per group of particles ([`ParticleGroups`]). The particles near the box are tested against
+/// the surface's hierarchy eight at a time
+/// ([`BodySurface::may_touch_x8`](crate::collision::BodySurface::may_touch_x8)), and only those
+/// that may touch it are asked where, in increasing order.
 pub fn generate_surface_contacts(
     ps: &ParticleSet,
     bodies: &[Body],
@@ -636,17 +640,27 @@ pub fn generate_surface_contacts(
             if inside || g.misses(lo, hi, thickness) {
                 continue;
             }
-            for i in range {
-                if !near(i) {
-                    continue;
-                }
-                if !updated {
-                    surface.update(ps);
-                    updated = true;
-                }
-                let d = (ps.radius[i] + thickness) / 2.0;
-                if let Some(hit) = surface.touch(ps.x[i], ps.p[i], SEARCH_MARGIN * d) {
-                    contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d);
+            let (mut ids, mut count) = ([0; GROUP], 0);
+            for i in range.filter(|&i| near(i)) {
+                (ids[count], count) = (i, count + 1);
+            }
+            if count > 0 && !updated {
+                surface.update(ps);
+                updated = true;
+            }
+            for chunk in ids[..count].chunks(LANE) {
+                let lanes: [usize; LANE] = std::array::from_fn(|l| chunk[l.min(chunk.len() - 1)]);
+                let reach = |i: usize| SEARCH_MARGIN * (ps.radius[i] + thickness) / 2.0;
+                let path = (gather_vec3(&ps.x, &lanes), gather_vec3(&ps.p, &lanes));
+                let reach = Lane::new(lanes.map(reach));
+                let mut may = surface.may_touch_x8(path, reach, (1 << chunk.len()) - 1);
+                while may != 0 {
+                    let i = chunk[may.trailing_zeros() as usize];
+                    may &= may - 1;
+                    let d = (ps.radius[i] + thickness) / 2.0;
+                    if let Some(hit) = surface.touch(ps.x[i], ps.p[i], SEARCH_MARGIN * d) {
+                        contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d);
+                    }
                 }
             }
         }
