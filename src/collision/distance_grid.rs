@@ -21,6 +21,7 @@
 use super::mesh::closest_on_triangle;
 use crate::math::{LaneVec, Lanes, Real, Vec3};
 use std::collections::VecDeque;
+use wide::{f32x8, i32x8};
 
 /// Width of the band of exact node values, in cells.
 pub const BAND_CELLS: Real = 5.0;
@@ -191,6 +192,30 @@ impl DistanceGrid {
         let f = q - Vec3::new(c[0] as Real, c[1] as Real, c[2] as Real);
         let corners = self.cells[c[0] + cells[0] * (c[1] + cells[1] * c[2])];
         Some((corners.map(|v| v as Real * (self.band * QUANTUM)), f))
+    }
+
+    /// [`cell_at`](Self::cell_at) at eight points `p` (m), lane by lane with the same bits:
+    /// the lanes inside the grid (all bits set), the corner distances and where each point lies
+    /// in its cell (zeros in a lane outside).
+    #[inline(always)]
+    pub fn cell_at_x8(&self, p: LaneVec<f32x8>) -> (f32x8, [f32x8; 8], LaneVec<f32x8>) {
+        let q = (p - LaneVec::splat(self.origin)) * f32x8::splat(self.inv_spacing);
+        let cells = [0, 1, 2].map(|a| self.dims[a] - 1);
+        let within =
+            |a: usize| q.0[a].simd_ge(f32x8::ZERO) & q.0[a].simd_lt(f32x8::splat(cells[a] as Real));
+        let inside = within(0) & within(1) & within(2);
+        let c = q.0.map(|q| (q & inside).trunc_int());
+        let f = LaneVec([0, 1, 2].map(|a| (q.0[a] - c[a].round_float()) & inside));
+        let index =
+            c[0] + i32x8::splat(cells[0] as i32) * (c[1] + i32x8::splat(cells[1] as i32) * c[2]);
+        let (bits, index) = (inside.to_bitmask(), index.to_array());
+        let rows: [[i16; 8]; 8] = std::array::from_fn(|k| match bits >> k & 1 {
+            1 => self.cells[index[k] as usize],
+            _ => [0; 8],
+        });
+        let unit = f32x8::splat(self.band * QUANTUM);
+        let corners = std::array::from_fn(|c| f32x8::new(rows.map(|r| r[c] as Real)) * unit);
+        (inside, corners, f)
     }
 
     /// The trilinear interpolation of the corner distances `v` ([`cell_at`](Self::cell_at)) at

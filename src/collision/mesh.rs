@@ -17,7 +17,6 @@
 use super::distance_grid::DistanceGrid;
 use crate::math::{LaneVec, Real, Vec3};
 use crate::mesh::TriMesh;
-use crate::solver::simd::{gather_vec3, lanes_vec3};
 use std::collections::HashMap;
 use wide::f32x8;
 
@@ -231,35 +230,22 @@ impl MeshShape {
         reach: f32x8,
     ) -> (u32, [Real; 8], LaneVec<f32x8>) {
         let trusted = self.grid_reach();
-        let (mut corners, mut at, mut sampled) = ([[0.0; 8]; 8], [[0.0; 8]; 3], 0u32);
-        for (k, p) in lanes_vec3(p).into_iter().enumerate() {
-            if let Some((v, f)) = self.grid.cell_at(p) {
-                sampled |= 1 << k;
-                (0..8).for_each(|c| corners[c][k] = v[c]);
-                (0..3).for_each(|a| at[a][k] = f[a]);
-            }
-        }
-        let (d, grad) = self
-            .grid
-            .interpolate(corners.map(f32x8::new), LaneVec(at.map(f32x8::new)));
+        let (sampled, corners, at) = self.grid.cell_at_x8(p);
+        let (d, grad) = self.grid.interpolate(corners, at);
         let (len, zero) = (grad.norm_squared().sqrt(), f32x8::ZERO);
-        let bits = |lanes: f32x8| lanes.to_bitmask();
-        let (unit, directed) = (lanes_vec3(grad / len), bits(len.simd_gt(zero)));
         // Near the surface, the interpolated distance and its gradient; beyond the trusted
         // band outside, or off the grid, a distance of at least the reach, up.
-        let near = sampled & bits(d.abs().simd_lt(f32x8::splat(trusted)));
-        let in_reach = bits(reach.simd_le(f32x8::splat(trusted)));
-        let far = sampled & !near & bits(d.simd_gt(zero)) & in_reach;
-        let off = !sampled & in_reach & 0xff;
-        let d = d.to_array();
-        let d = std::array::from_fn(|k| if off >> k & 1 == 1 { trusted } else { d[k] });
+        let near = sampled & d.abs().simd_lt(f32x8::splat(trusted));
+        let in_reach = reach.simd_le(f32x8::splat(trusted));
+        let far = sampled & !near & d.simd_gt(zero) & in_reach;
+        let off = !sampled & in_reach;
+        let d = off.bitselect(f32x8::splat(trusted), d);
         // The gradient's direction where the grid is trusted and it has one, else up.
-        let normal: [Vec3; 8] = std::array::from_fn(|k| match (near & directed) >> k & 1 {
-            1 => unit[k],
-            _ => Vec3::y(),
-        });
-        let lanes = std::array::from_fn(|k| k);
-        (near | far | off, d, gather_vec3(&normal, &lanes))
+        let unit = grad / len;
+        let directed = near & len.simd_gt(zero);
+        let up = [zero, f32x8::ONE, zero];
+        let normal = LaneVec([0, 1, 2].map(|a| directed.bitselect(unit.0[a], up[a])));
+        ((near | far | off).to_bitmask(), d.to_array(), normal)
     }
 
     /// Signed distance from `p` to the mesh (negative inside), m, and the outward unit normal:
@@ -423,6 +409,7 @@ pub(super) fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::simd::{gather_vec3, lanes_vec3};
     use wide::f32x8;
 
     /// The cube `[-1, 1]³`, wound outwards.
