@@ -564,6 +564,33 @@ mod tests {
     }
 
     #[test]
+    fn a_refit_boxes_every_triangle_at_its_start_and_predicted_corners() {
+        let (mut world, mut s) = cube_surface();
+        let ps = &mut world.particles;
+        let shifts = crate::collision::scattered(ps.len(), 0.3, 11);
+        ps.p = ps.x.iter().zip(&shifts).map(|(x, d)| x + d).collect();
+        s.update(ps);
+        let inside = |v: &Vec3, n: &Node| (0..3).all(|a| n.lo[a] <= v[a] && v[a] <= n.hi[a]);
+        let mut leaves = 0;
+        for n in &s.nodes {
+            let first = n.first as usize;
+            if n.count == 0 {
+                let (a, b) = (&s.nodes[first], &s.nodes[first + 1]);
+                assert!([a.lo, a.hi, b.lo, b.hi].iter().all(|v| inside(v, n)));
+                continue;
+            }
+            leaves += 1;
+            for &t in &s.order[first..first + n.count as usize] {
+                for c in s.triangles[t as usize] {
+                    let c = s.corners[c as usize].0[0] as usize;
+                    assert!(inside(&ps.x[c], n) && inside(&ps.p[c], n), "corner {c}");
+                }
+            }
+        }
+        assert!(leaves >= 3, "{leaves} leaves");
+    }
+
+    #[test]
     fn the_eight_lane_walk_leaves_out_only_particles_that_touch_nothing() {
         let mut world = World::new(SolverParams::default()).unwrap();
         let mut desc = SoftBodyDesc::new(crate::mesh::generate::lumpy(), 1.0);

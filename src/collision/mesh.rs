@@ -512,33 +512,39 @@ mod tests {
 
     #[test]
     fn eight_grid_lanes_give_the_bits_of_each_point_and_leave_the_rest_to_the_hierarchy() {
-        // Points in and around the cube [-1, 1]³ with reaches below and above the grid's trust:
-        // near the surface, deep inside, beyond the band and off the grid.
-        let mesh = MeshShape::new(&cube(), 1.0);
-        let trusted = mesh.grid_reach();
-        let points = points(800, 1.5);
-        let (mut answered, mut left) = (0, 0);
-        for (n, chunk) in points.chunks_exact(8).enumerate() {
-            let lanes = gather_vec3(chunk, &std::array::from_fn(|k| k));
-            let reach: [Real; 8] = std::array::from_fn(|k| trusted * (0.5 + (n + k) as Real % 3.0));
-            let (grid, d, normal) = mesh.grid_distance_x8(lanes, f32x8::new(reach));
-            for (k, (p, n)) in chunk.iter().zip(lanes_vec3(normal)).enumerate() {
-                if grid >> k & 1 == 0 {
-                    left += 1;
-                    continue;
-                }
-                answered += 1;
-                let (d1, n1) = mesh.distance_within(*p, reach[k]);
-                assert_eq!(d[k].to_bits(), d1.to_bits(), "{p}");
-                assert_eq!(n.map(Real::to_bits), n1.map(Real::to_bits), "{p}");
-            }
+        // Points in and around the cube [-1, 1]³, and a box of unequal sides (a grid with as
+        // many cells along no two axes), with reaches below and above the grid's trust: near
+        // the surface, deep inside, beyond the band and off the grid.
+        let mut long = cube();
+        for p in &mut long.positions {
+            *p = p.component_mul(&Vec3::new(1.0, 0.5, 1.5));
         }
-        // The lanes left are those that the grid cannot answer: reaches beyond its trust away
-        // from the surface, or deep inside.
-        assert!(
-            answered > 200 && left > 200,
-            "{answered} answered, {left} left"
-        );
+        for mesh in [MeshShape::new(&cube(), 1.0), MeshShape::new(&long, 1.0)] {
+            let trusted = mesh.grid_reach();
+            let (mut answered, mut left) = (0, 0);
+            for (n, chunk) in points(800, 1.5).chunks_exact(8).enumerate() {
+                let lanes = gather_vec3(chunk, &std::array::from_fn(|k| k));
+                let reach: [Real; 8] =
+                    std::array::from_fn(|k| trusted * (0.5 + (n + k) as Real % 3.0));
+                let (grid, d, normal) = mesh.grid_distance_x8(lanes, f32x8::new(reach));
+                for (k, (p, n)) in chunk.iter().zip(lanes_vec3(normal)).enumerate() {
+                    if grid >> k & 1 == 0 {
+                        left += 1;
+                        continue;
+                    }
+                    answered += 1;
+                    let (d1, n1) = mesh.distance_within(*p, reach[k]);
+                    assert_eq!(d[k].to_bits(), d1.to_bits(), "{p}");
+                    assert_eq!(n.map(Real::to_bits), n1.map(Real::to_bits), "{p}");
+                }
+            }
+            // The lanes left are those that the grid cannot answer: reaches beyond its trust
+            // away from the surface, or deep inside.
+            assert!(
+                answered > 200 && left > 200,
+                "{answered} answered, {left} left"
+            );
+        }
     }
 
     #[test]
