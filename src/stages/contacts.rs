@@ -623,9 +623,11 @@ pub fn generate_surface_contacts(
         let (lo, hi) = groups.bounds(ps, own.clone());
         let thickness = ps.radius[own.start];
         let pinned = ps.inv_mass[own.clone()].iter().all(|&w| w == 0.0);
+        // Particle `i`'s contact distance to the surface and its reach.
+        let d = |i: usize| (ps.radius[i] + thickness) / 2.0;
+        let reach = |i: usize| SEARCH_MARGIN * d(i);
         let near = |i: usize| {
-            let reach = SEARCH_MARGIN * (ps.radius[i] + thickness) / 2.0;
-            let (x, p) = (ps.x[i], ps.p[i]);
+            let (x, p, reach) = (ps.x[i], ps.p[i], reach(i));
             let fixed = pinned && ps.inv_mass[i] == 0.0;
             !own.contains(&i)
                 && !fixed
@@ -650,16 +652,14 @@ pub fn generate_surface_contacts(
             }
             for chunk in ids[..count].chunks(LANE) {
                 let lanes: [usize; LANE] = std::array::from_fn(|l| chunk[l.min(chunk.len() - 1)]);
-                let reach = |i: usize| SEARCH_MARGIN * (ps.radius[i] + thickness) / 2.0;
                 let path = (gather_vec3(&ps.x, &lanes), gather_vec3(&ps.p, &lanes));
-                let reach = Lane::new(lanes.map(reach));
-                let mut may = surface.may_touch_x8(path, reach, (1 << chunk.len()) - 1);
+                let active = (1 << chunk.len()) - 1;
+                let mut may = surface.may_touch_x8(path, Lane::new(lanes.map(reach)), active);
                 while may != 0 {
                     let i = chunk[may.trailing_zeros() as usize];
                     may &= may - 1;
-                    let d = (ps.radius[i] + thickness) / 2.0;
-                    if let Some(hit) = surface.touch(ps.x[i], ps.p[i], SEARCH_MARGIN * d) {
-                        contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d);
+                    if let Some(hit) = surface.touch(ps.x[i], ps.p[i], reach(i)) {
+                        contacts.push(i as u32, hit.ids, hit.weights, hit.normal, d(i));
                     }
                 }
             }
