@@ -245,6 +245,46 @@ fn w_frame(c: &mut Criterion) {
     group.finish();
 }
 
+/// A square plate 0.5 m across of 65 x 65 particles, 0.1 kg, clamped along one edge (two rows
+/// pinned), with stiff isometric bending (`elastic`, `D` = 1 N·m) and 20 substeps x 10
+/// iterations, solved by `method`.
+fn stiff_plate(method: SolverMethod) -> World {
+    let scene = format!(
+        r#"
+        [solver]
+        substeps = 20
+        iterations = 10
+        method = "{}"
+        [[cloth]]
+        resolution = [65, 65]
+        size = [0.5, 0.5]
+        center = [0.0, 1.0, 0.0]
+        mass = 0.1
+        pin_edges = ["j=0"]
+        pin = [{}]
+        bend = {{ model = "elastic", stiffness = 1.0, kind = "isometric" }}
+        "#,
+        method.name(),
+        (0..65)
+            .map(|i| format!("[{i}, 1]"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    parse_scene(&scene, Path::new("plate.toml")).unwrap()
+}
+
+/// Frames of [`stiff_plate`], after 10 frames: Gauss-Seidel, and the global step of
+/// `colored-global` (one factorization, then a solve per substep) with the colored iterations.
+fn plate_frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plate_frame_n65");
+    group.sample_size(10);
+    for method in [SolverMethod::GaussSeidel, SolverMethod::ColoredGlobal] {
+        let mut world = settled(stiff_plate(method));
+        group.bench_function(method.name(), |b| b.iter(|| world.step().unwrap()));
+    }
+    group.finish();
+}
+
 /// One frame of W at N = 64 with the Jacobi solver in a pool of one and of two threads.
 fn w_frame_jacobi_threads(c: &mut Criterion) {
     let mut group = c.benchmark_group("w_frame_n64_jacobi");
@@ -268,6 +308,7 @@ criterion_group!(
     family_passes,
     w_frame,
     bend_frame,
+    plate_frame,
     w_frame_jacobi_threads
 );
 criterion_main!(benches);

@@ -52,7 +52,7 @@ Body = Union["BodyHandle", str]
 """A body: the handle an `add_*` method returned, or the body's name."""
 Mesh = Union[str, os.PathLike, Tuple[Points, Indices]]
 """A mesh: a path to an OBJ file, or a (vertices, triangles) pair of arrays."""
-Method = Literal["gauss-seidel", "colored", "jacobi", "colored-chebyshev"]
+Method = Literal["gauss-seidel", "colored", "jacobi", "colored-chebyshev", "colored-global"]
 
 class SimulationError(RuntimeError):
     """A body got a non-finite position: the simulation blew up (the message names the body

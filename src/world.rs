@@ -620,9 +620,10 @@ impl World {
             .collect();
         let h = self.params.h();
         let threads = match self.params.method {
-            SolverMethod::Colored | SolverMethod::Jacobi | SolverMethod::ColoredChebyshev => {
-                rayon::current_num_threads()
-            }
+            SolverMethod::Colored
+            | SolverMethod::Jacobi
+            | SolverMethod::ColoredChebyshev
+            | SolverMethod::ColoredGlobal => rayon::current_num_threads(),
             SolverMethod::GaussSeidel => 1,
         };
         Team::scope(threads, |team| {

@@ -58,7 +58,7 @@ def test_bad_options_raise_value_error_naming_the_key(kwargs, message):
 
 
 def test_bad_settings_bodies_and_colliders_raise_value_error(meshes):
-    with pytest.raises(ValueError, match=r"`method` = \"red-black\": expected one of gauss-seidel, colored, jacobi, colored-chebyshev"):
+    with pytest.raises(ValueError, match=r"`method` = \"red-black\": expected one of gauss-seidel, colored, jacobi, colored-chebyshev, colored-global"):
         supple.World(method="red-black")
     with pytest.raises(ValueError, match=r"`substeps` = 0: expected a whole number >= 1"):
         supple.World(substeps=0)

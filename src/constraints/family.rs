@@ -172,6 +172,12 @@ impl<const K: usize, Kind: FamilyKind<K>> Family<K, Kind> {
         &self.ids
     }
 
+    /// The weights of the constraints, one array per weight, in the order of
+    /// [`Family::ids`] (empty for a kind that is not [`FamilyKind::WEIGHTED`]).
+    pub fn weights(&self) -> [&[Real]; 4] {
+        self.weights.each_ref().map(Vec::as_slice)
+    }
+
     /// The colored blocks of the scheduled order.
     pub fn blocks(&self) -> &Blocks {
         &self.blocks

@@ -132,6 +132,7 @@ mod tests {
             ("gauss-seidel", SolverMethod::GaussSeidel),
             ("jacobi", SolverMethod::Jacobi),
             ("colored-chebyshev", SolverMethod::ColoredChebyshev),
+            ("colored-global", SolverMethod::ColoredGlobal),
         ] {
             let text = format!("[solver]\nmethod = \"{name}\"\n");
             let world = parse_scene(&text, Path::new("s.toml")).unwrap();

@@ -1,11 +1,13 @@
 //! How constraint families are projected, as opposed to what they compute: the schedule of a
 //! family (its graph coloring into parallel blocks and batches of independent constraints), the
 //! packed particle view the projection works on, the drivers (serial, colored, Jacobi), the
-//! thread team of the colored driver and the SIMD vectors of the batched kernels.
+//! global step of `colored-global`, the thread team of the colored driver and the SIMD vectors
+//! of the batched kernels.
 //!
 //! Nothing here knows a constraint's physics: a family plugs in through [`drivers::Kernel`].
 
 pub mod drivers;
+pub(crate) mod global;
 pub mod schedule;
 pub mod simd;
 pub mod team;

@@ -9,6 +9,7 @@ use crate::math::{Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
 use crate::solver::drivers::{COLORED_RHO, JACOBI_RHO};
+use crate::solver::global::GlobalStep;
 use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{JacobiScratch, Slot, Team};
 use crate::timing::{Stage, StageClock};
@@ -28,6 +29,8 @@ pub(crate) struct Workspace {
     origins: Vec<Vec3>,
     /// The Jacobi solver's buffers and per-family state.
     jacobi: JacobiScratch,
+    /// The factorized global step of `colored-global`.
+    global: GlobalStep,
 }
 
 /// Runs `params.iterations` passes over the constraint families of the
@@ -46,6 +49,10 @@ pub(crate) struct Workspace {
 /// not depend on where the body is. The copy is written back to `ps.p` for the particle phase,
 /// when it has work (and what it did is added back with [`repack`]), and at the end. Each
 /// family's passes are timed on `clock` as its [`Stage::Family`], the copies as [`Stage::Pack`].
+///
+/// With `colored-global` the isometric bending family is instead solved by the global step
+/// (see [`global`](crate::solver::global)) on the predicted positions, before the iterations,
+/// and timed as its family; the iterations leave it out.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn project_constraints(
     params: &SolverParams,
@@ -57,6 +64,15 @@ pub(crate) fn project_constraints(
     team: &Team,
     clock: &mut StageClock,
 ) {
+    let isometric = FAMILIES.iter().position(|f| f.name == "isometric");
+    let global = params.method == SolverMethod::ColoredGlobal
+        && work.global.step(&cs.isometric, ps)
+        && isometric.is_some();
+    if global {
+        clock.lap(Stage::Family(isometric.unwrap_or_default()));
+    }
+    // The families the iterations leave out.
+    let skip = global.then_some(isometric).flatten();
     let mut families = cs.each_mut();
     let particles = in_phase(Phase::Particles).any(|f| !families[f].is_empty());
     // Whether an iteration ends with the scheduled families' positions (no serial or particle
@@ -69,6 +85,7 @@ pub(crate) fn project_constraints(
         lost,
         origins,
         jacobi,
+        global: _,
     } = work;
     origins.clear();
     let first = bodies.iter().map(|b| ps.x.get(b.particles.start));
@@ -79,7 +96,7 @@ pub(crate) fn project_constraints(
     let chebyshev = match params.method {
         SolverMethod::Jacobi => Some(JACOBI_RHO),
         SolverMethod::ColoredChebyshev => Some(COLORED_RHO),
-        SolverMethod::GaussSeidel | SolverMethod::Colored => None,
+        SolverMethod::GaussSeidel | SolverMethod::Colored | SolverMethod::ColoredGlobal => None,
     };
     for iteration in 0..params.iterations {
         let mut pass = Pass {
@@ -104,20 +121,26 @@ pub(crate) fn project_constraints(
             clock.lap(Stage::Pack);
             pass.jacobi = Some(&mut *jacobi);
         }
-        project(&mut families, Phase::Scheduled, &mut pass, clock);
+        project(&mut families, Phase::Scheduled, skip, &mut pass, clock);
         if let Some(jacobi) = pass.jacobi.take() {
             let mut lambdas = multipliers(&mut families);
             jacobi.end_iteration(pass.slots, &mut lambdas, scheduled_last, team);
             clock.lap(Stage::Pack);
         }
-        project(&mut families, Phase::Serial, &mut pass, clock);
+        project(&mut families, Phase::Serial, None, &mut pass, clock);
         if iteration + 1 == params.iterations {
-            project(&mut families, Phase::AfterIterations, &mut pass, clock);
+            project(
+                &mut families,
+                Phase::AfterIterations,
+                None,
+                &mut pass,
+                clock,
+            );
         }
         if particles {
             unpack(pass.slots, origins, lost, pass.ps, team);
             clock.lap(Stage::Pack);
-            project(&mut families, Phase::Particles, &mut pass, clock);
+            project(&mut families, Phase::Particles, None, &mut pass, clock);
             repack(pass.ps, origins, pass.slots, team);
             clock.lap(Stage::Pack);
         }
@@ -131,16 +154,18 @@ fn in_phase(phase: Phase) -> impl Iterator<Item = usize> {
     (0..FAMILY_COUNT).filter(move |&f| FAMILIES[f].phase == phase)
 }
 
-/// Projects the families of `phase` that have constraints once each, in registry order, timing
-/// each on `clock` (an empty family's few nanoseconds go to the next stage).
+/// Projects the families of `phase` that have constraints once each, in registry order, but
+/// the family numbered `skip`, timing each on `clock` (an empty family's few nanoseconds go to
+/// the next stage).
 fn project(
     families: &mut [&mut dyn ConstraintFamily; FAMILY_COUNT],
     phase: Phase,
+    skip: Option<usize>,
     pass: &mut Pass,
     clock: &mut StageClock,
 ) {
     for f in in_phase(phase) {
-        if families[f].is_empty() {
+        if families[f].is_empty() || skip == Some(f) {
             continue;
         }
         pass.index = f;

@@ -64,7 +64,9 @@ fn convergence_bench_refuses_an_unknown_method() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("invalid value 'newton'"), "{stderr}");
     assert!(
-        stderr.contains("[possible values: gauss-seidel, colored, jacobi, colored-chebyshev]"),
+        stderr.contains(
+            "[possible values: gauss-seidel, colored, jacobi, colored-chebyshev, colored-global]"
+        ),
         "{stderr}"
     );
     assert!(!out.path().join("convergence.csv").exists());

@@ -1,6 +1,7 @@
 //! The `elastic` stiffness model against beam and membrane theory: a material given in physical
 //! units behaves the same at every resolution.
 
+use supple::params::SolverMethod;
 use supple::{ClothDesc, Orientation, RopeDesc, SolverParams, Stiffness, Vec3, World};
 
 const G: f32 = 9.81;
@@ -591,5 +592,33 @@ fn report_strain_covers_elastic_tets() {
                 "{name}: {what} strain {value}, expected {expected}"
             );
         }
+    }
+}
+
+#[test]
+fn the_global_step_brings_a_fine_plate_to_its_statics() {
+    // A square plate of isometric hinges, clamped along one edge, settles within 1% of its
+    // linear hinge statics at 20 substeps x 10 iterations with `colored-global`: measured
+    // 0.9982 at 33 and 65 particles across (0.9978 at 17) from frame 120 on, the drop 5% of the
+    // span. Gauss-Seidel at the same budget hangs 14.5 and 19.6 times as far (dihedral hinges,
+    // the same statics); its support travels a hinge per sweep.
+    for n in [33, 65] {
+        let params = SolverParams {
+            substeps: 20,
+            iterations: 10,
+            method: SolverMethod::ColoredGlobal,
+            damping: 5.0,
+            ..SolverParams::default()
+        };
+        let (twin, _, _) = clamped_strip(n, n, params.clone());
+        let statics = hinge_statics(&twin, n);
+        let (mut world, body, _) = clamped_strip_of(supple::BendKind::Isometric, n, n, params);
+        let rest = world.positions(body).to_vec();
+        world.step_frames(160).unwrap();
+        let drop = tip_drop(&world.positions(body), n, &rest);
+        assert!(
+            ((drop - statics) / statics).abs() < 0.01,
+            "{n} across: tip drop {drop} m, hinge statics {statics} m"
+        );
     }
 }

@@ -30,6 +30,7 @@ mod fingerprint;
 mod free_fall;
 mod friction_slope;
 mod garment;
+mod global_step;
 mod hanging_rope;
 mod import_cli;
 mod jacobi_convergence;

@@ -34,6 +34,7 @@ fn assert_thread_independent(frames: u32, world: impl Fn(SolverMethod) -> World)
         SolverMethod::Colored,
         SolverMethod::Jacobi,
         SolverMethod::ColoredChebyshev,
+        SolverMethod::ColoredGlobal,
     ] {
         let one = positions_after(world(method), frames, 1);
         for threads in [2, 4] {

@@ -105,7 +105,7 @@ pub fn csv(points: &[Point]) -> String {
 }
 
 /// The color of each method's lines, in the order of [`SolverMethod::ALL`].
-const HUES: [RGBColor; SolverMethod::ALL.len()] = [RED, BLUE, GREEN, MAGENTA];
+const HUES: [RGBColor; SolverMethod::ALL.len()] = [RED, BLUE, GREEN, MAGENTA, CYAN];
 
 /// Size of each plot, pixels.
 const PLOT_SIZE: (u32, u32) = (1400, 650);
