@@ -1,17 +1,24 @@
-//! `supple bench convergence`: stretch against iterations and against time on workload W, for
-//! each method and size (see [`convergence`](super::experiments::convergence)).
+//! `supple bench convergence`: stretch (or a stiff plate's tip error) against iterations and
+//! against time on workload W or the plate, for each method and size (see
+//! [`convergence`](super::experiments::convergence)).
 
 use super::pools::{in_pool, pools};
-use crate::cli::experiments::convergence::{Point, csv, plot, run_point};
+use crate::cli::experiments::convergence::{Point, Workload, csv, plot, run_point};
 use crate::cli::experiments::step::TIMED_FRAMES;
 use crate::export::write_atomic;
 use crate::params::{SolverMethod, SolverParams};
 use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use std::path::PathBuf;
 
 /// Arguments of `supple bench convergence`.
 #[derive(Args, Debug, Clone)]
 pub struct ConvergenceArgs {
+    /// What to simulate: workload W (every constraint rigid; the stretch left is the error) or
+    /// a stiff clamped plate (isometric `elastic` bending of 1 N·m, 0.5 m, 0.1 kg, damped; the
+    /// error of its tip drop against the hinges' linear statics).
+    #[arg(long, default_value = "w", value_parser = workload_parser())]
+    pub workload: Workload,
     /// Particles per side of the cloth, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64],
           value_parser = clap::value_parser!(u32).range(2..))]
@@ -37,13 +44,19 @@ pub struct ConvergenceArgs {
     pub out: PathBuf,
 }
 
+/// The parser of `--workload`, which `--help` lists as clap's possible values.
+fn workload_parser() -> impl TypedValueParser<Value = Workload> {
+    PossibleValuesParser::new(Workload::NAMES)
+        .map(|name| Workload::from_name(&name).expect("clap passes only the listed names"))
+}
+
 /// Runs `supple bench convergence`: every size x method x thread count x iteration count, a
 /// table on stdout, then the CSV and the two plots.
 pub fn run(args: &ConvergenceArgs) -> anyhow::Result<()> {
     let methods = super::methods_or_all(&args.method);
     println!("simd: {}", crate::solver::simd::path());
     println!(
-        "{:>5} {:>17} {:>7} {:>8} {:>10} {:>12} {:>12} {:>17}",
+        "{:>5} {:>17} {:>7} {:>8} {:>10} {:>12} {:>12} {:>17} {:>10}",
         "n",
         "method",
         "threads",
@@ -51,7 +64,8 @@ pub fn run(args: &ConvergenceArgs) -> anyhow::Result<()> {
         "iterations",
         "ms/frame",
         "max stretch",
-        "mean stretch"
+        "mean stretch",
+        "tip error"
     );
     let mut points: Vec<Point> = Vec::new();
     for &n in &args.n {
@@ -64,9 +78,13 @@ pub fn run(args: &ConvergenceArgs) -> anyhow::Result<()> {
                         iterations,
                         ..SolverParams::default()
                     };
-                    let p = in_pool(threads, || Ok(run_point(n, params, args.frames)?))?;
+                    let workload = args.workload;
+                    let p = in_pool(threads, || Ok(run_point(workload, n, params, args.frames)?))?;
+                    let tip = p
+                        .tip_error
+                        .map_or(String::new(), |e| format!("{:.3}%", 100.0 * e));
                     println!(
-                        "{:>5} {:>17} {:>7} {:>8} {:>10} {:>12.3} {:>11.3}% {:>12.4}%",
+                        "{:>5} {:>17} {:>7} {:>8} {:>10} {:>12.3} {:>11.3}% {:>16.4}% {:>10}",
                         p.n,
                         p.method.name(),
                         p.threads,
@@ -74,7 +92,8 @@ pub fn run(args: &ConvergenceArgs) -> anyhow::Result<()> {
                         p.iterations,
                         p.ms_per_frame,
                         100.0 * p.max_stretch,
-                        100.0 * p.mean_stretch
+                        100.0 * p.mean_stretch,
+                        tip
                     );
                     points.push(p);
                 }
