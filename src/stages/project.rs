@@ -64,15 +64,15 @@ pub(crate) fn project_constraints(
     team: &Team,
     clock: &mut StageClock,
 ) {
-    let isometric = FAMILIES.iter().position(|f| f.name == "isometric");
-    let global = params.method == SolverMethod::ColoredGlobal
-        && work.global.step(&cs.isometric, ps)
-        && isometric.is_some();
-    if global {
-        clock.lap(Stage::Family(isometric.unwrap_or_default()));
+    // The family that the global step of `colored-global` has solved, which the iterations
+    // then leave out.
+    let skip = (params.method == SolverMethod::ColoredGlobal
+        && work.global.step(&cs.isometric, ps))
+    .then(|| FAMILIES.iter().position(|f| f.name == "isometric"))
+    .flatten();
+    if let Some(f) = skip {
+        clock.lap(Stage::Family(f));
     }
-    // The families the iterations leave out.
-    let skip = global.then_some(isometric).flatten();
     let mut families = cs.each_mut();
     let particles = in_phase(Phase::Particles).any(|f| !families[f].is_empty());
     // Whether an iteration ends with the scheduled families' positions (no serial or particle
