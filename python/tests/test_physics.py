@@ -210,3 +210,26 @@ def test_shake_keeps_a_swinging_chains_energy_where_the_default_projection_loses
     # docs/performance.md, "Energy": 95.6% and 41.8%, measured through the Rust API.
     assert chain_energy_kept(True) > 0.9
     assert chain_energy_kept(False) < 0.6
+
+
+def test_colored_global_holds_a_stiff_plate_at_its_statics():
+    # A plate 0.5 m across and 0.1 kg, its first two rows clamped, elastic isometric bending
+    # D = 1 N m: q L^4 / (8 D) = 3.07 cm. The global step of colored-global holds its tip at
+    # 2.92 cm at 33 x 33 particles (docs/performance.md); Gauss-Seidel's 200 sweeps a frame
+    # leave it hanging over ten times as far.
+    n, reference = 33, 0.1 * G / 0.25 * 0.5**4 / 8.0
+
+    def tip_drop(method):
+        world = supple.World(substeps=20, iterations=10, method=method, damping=5.0)
+        pins = [(i, j) for j in (0, 1) for i in range(n)]
+        plate = world.add_cloth_grid(
+            (n, n), 0.1, size=(0.5, 0.5), center=(0.0, 1.0, 0.0), pins=pins,
+            bend={"model": "elastic", "stiffness": 1.0}, bend_kind="isometric",
+        )
+        rest = world.positions(plate)[-n:, 1].mean()
+        world.step(150)
+        return rest - world.positions(plate)[-n:, 1].mean()
+
+    held = tip_drop("colored-global")
+    assert abs(held - reference) < 0.1 * reference, (held, reference)
+    assert tip_drop("gauss-seidel") > 2.0 * held

@@ -8,7 +8,7 @@ use crate::constraints::registry::{ConstraintFamily, FAMILIES, FAMILY_COUNT, Pas
 use crate::math::{Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
-use crate::solver::drivers::{COLORED_RHO, JACOBI_RHO};
+use crate::solver::drivers::{CHEBYSHEV_START, COLORED_RHO, JACOBI_RHO};
 use crate::solver::global::GlobalStep;
 use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{JacobiScratch, Slot, Team};
@@ -92,11 +92,16 @@ pub(crate) fn project_constraints(
     origins.extend(first.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
     pack(ps, origins, slots, (starts, lost), with_starts, team);
     clock.lap(Stage::Pack);
-    // The Chebyshev acceleration's spectral radius, for the methods that have it.
+    // The Chebyshev acceleration's spectral radius, for the methods that have it. A substep
+    // too short to reach `CHEBYSHEV_START` is never extrapolated, and `colored-chebyshev` then
+    // is `colored`, without recording iterates it would not use.
     let chebyshev = match params.method {
         SolverMethod::Jacobi => Some(JACOBI_RHO),
-        SolverMethod::ColoredChebyshev => Some(COLORED_RHO),
-        SolverMethod::GaussSeidel | SolverMethod::Colored | SolverMethod::ColoredGlobal => None,
+        SolverMethod::ColoredChebyshev if params.iterations > CHEBYSHEV_START => Some(COLORED_RHO),
+        SolverMethod::ColoredChebyshev
+        | SolverMethod::GaussSeidel
+        | SolverMethod::Colored
+        | SolverMethod::ColoredGlobal => None,
     };
     for iteration in 0..params.iterations {
         let mut pass = Pass {

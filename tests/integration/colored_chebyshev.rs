@@ -42,3 +42,23 @@ fn colored_chebyshev_keeps_the_strain_of_cloth_on_colliders() {
         );
     }
 }
+
+/// A substep of two iterations is never extrapolated (the acceleration starts at the third), so
+/// `colored-chebyshev` gives `colored`'s bits there, while skipping the iterates it would record
+/// (on the default scene, 20 x 2, they cost 0.2 ms of a 2.4 ms frame).
+#[test]
+fn colored_chebyshev_at_two_iterations_is_colored() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/default.toml");
+    let run = |method| {
+        let mut world = load_scene(&path).unwrap().world;
+        assert_eq!(world.params().iterations, 2);
+        let params = supple::params::SolverParams {
+            method,
+            ..world.params().clone()
+        };
+        world.set_params(params).unwrap();
+        world.step_frames(30).unwrap();
+        world.particles().x.clone()
+    };
+    assert!(run(SolverMethod::ColoredChebyshev) == run(SolverMethod::Colored));
+}
