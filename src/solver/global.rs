@@ -284,6 +284,13 @@ mod tests {
         (family, world.particles().clone())
     }
 
+    /// The largest distance between the positions `a` and `b`, m.
+    fn largest_gap(a: &[Vec3], b: &[Vec3]) -> Real {
+        (a.iter().zip(b))
+            .map(|(a, b)| (a - b).norm())
+            .fold(0.0, Real::max)
+    }
+
     #[test]
     fn a_rigid_motion_of_the_rest_shape_gets_no_correction() {
         // `Σ kᵢ x̄ᵢ = 0` at rest and the weights sum to 0, so `Q` vanishes on every affine image
@@ -300,9 +307,7 @@ mod tests {
         ps.p = moved.clone();
         let mut global = GlobalStep::default();
         assert!(global.step(&family, &mut ps));
-        let gap = (ps.p.iter().zip(&moved))
-            .map(|(a, b)| (a - b).norm())
-            .fold(0.0, Real::max);
+        let gap = largest_gap(&ps.p, &moved);
         assert!(gap < 1e-6, "moved by {gap} m");
     }
 
@@ -364,9 +369,7 @@ mod tests {
             .map(|(x, &w)| if w > 0.0 { x + g * h * h } else { *x })
             .collect();
         assert!(GlobalStep::default().step(&family, &mut ps));
-        let gap = (ps.p.iter().zip(&x))
-            .map(|(p, x)| (p - x).norm())
-            .fold(0.0, Real::max);
+        let gap = largest_gap(&ps.p, &x);
         assert!(gap < 1e-6, "{gap} m from the statics");
     }
 
