@@ -8,7 +8,7 @@ use crate::constraints::registry::{ConstraintFamily, FAMILIES, FAMILY_COUNT, Pas
 use crate::math::{Real, Vec3};
 use crate::params::{SolverMethod, SolverParams};
 use crate::particles::ParticleSet;
-use crate::solver::drivers::{CHEBYSHEV_START, COLORED_RHO, JACOBI_RHO};
+use crate::solver::drivers::{CHEBYSHEV_START, COLORED_RHO, JACOBI_RHO, Next};
 use crate::solver::global::GlobalStep;
 use crate::solver::view::{pack, repack, unpack};
 use crate::solver::{JacobiScratch, Slot, Team};
@@ -75,9 +75,13 @@ pub(crate) fn project_constraints(
     }
     let mut families = cs.each_mut();
     let particles = in_phase(Phase::Particles).any(|f| !families[f].is_empty());
-    // Whether an iteration ends with the scheduled families' positions (no serial or particle
-    // family moves them after the Chebyshev extrapolation).
-    let scheduled_last = !particles && in_phase(Phase::Serial).all(|f| families[f].is_empty());
+    // What moves the particles after the Chebyshev extrapolation, before the next iteration.
+    let serial = in_phase(Phase::Serial).any(|f| !families[f].is_empty());
+    let next = match (serial, particles) {
+        (true, _) => Next::AfterSerial,
+        (false, true) => Next::Elsewhere,
+        (false, false) => Next::Here,
+    };
     let with_starts = families.iter().any(|f| f.reads_starts());
     let Workspace {
         slots,
@@ -129,10 +133,16 @@ pub(crate) fn project_constraints(
         project(&mut families, Phase::Scheduled, skip, &mut pass, clock);
         if let Some(jacobi) = pass.jacobi.take() {
             let mut lambdas = multipliers(&mut families);
-            jacobi.end_iteration(pass.slots, &mut lambdas, scheduled_last, team);
+            jacobi.end_iteration(pass.slots, &mut lambdas, next, team);
             clock.lap(Stage::Pack);
+            project(&mut families, Phase::Serial, None, &mut pass, clock);
+            if next == Next::AfterSerial {
+                jacobi.serial_moved(pass.slots, team);
+                clock.lap(Stage::Pack);
+            }
+        } else {
+            project(&mut families, Phase::Serial, None, &mut pass, clock);
         }
-        project(&mut families, Phase::Serial, None, &mut pass, clock);
         if iteration + 1 == params.iterations {
             project(
                 &mut families,
