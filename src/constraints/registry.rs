@@ -36,14 +36,17 @@ pub enum Phase {
     Serial,
     /// Once per substep, after the last iteration, on the packed slots.
     AfterIterations,
-    /// Every iteration, last, on the particles themselves, one constraint after another (the
-    /// contacts last of all, so that they have the final word on penetration).
+    /// Every iteration, after the slot phases, on the particles themselves, one constraint
+    /// after another.
     Particles,
+    /// Every iteration, last of all, on the particles themselves, one constraint after another:
+    /// the contacts, so that they have the final word on penetration.
+    Contacts,
 }
 
 /// What a family is given to project once: the settings of the pass and both copies of the
 /// positions (the packed slots, current in the slot phases, and the particles, current in
-/// [`Phase::Particles`]).
+/// [`Phase::Particles`] and [`Phase::Contacts`]).
 pub(crate) struct Pass<'a> {
     /// The solver method.
     pub(crate) method: SolverMethod,
@@ -159,11 +162,11 @@ registry! {
     /// Particles held to fixed points.
     attachment: AttachmentSet, Particles;
     /// Particle-particle contacts of the current substep.
-    particle_contact: ParticleContactSet, Particles;
+    particle_contact: ParticleContactSet, Contacts;
     /// Particle-surface contacts of the current substep (stiffness: the particle contacts').
-    surface_contact: SurfaceContactSet, Particles;
+    surface_contact: SurfaceContactSet, Contacts;
     /// Particle-collider contacts of the current substep.
-    contact: ContactSet, Particles;
+    contact: ContactSet, Contacts;
     /// Isometric bending of flat cloth.
     isometric: IsometricSet, Scheduled;
     /// Neo-Hookean tets of soft bodies of an elastic solid.

@@ -252,10 +252,11 @@ pub const CHEBYSHEV_START: u32 = 2;
 pub enum Next {
     /// Nothing: the next iteration starts from the extrapolated positions.
     Here,
-    /// Serial families (whose moves the next extrapolation leaves out), maybe later phases.
-    AfterSerial,
-    /// Later phases only (contacts, attachments, shape matching), whose moves it keeps.
-    Elsewhere,
+    /// The contacts alone, whose pushes the next extrapolation keeps.
+    Contacts,
+    /// Families whose moves the next extrapolation leaves out (serial families, shape matching,
+    /// pressure, attachments), maybe contacts too.
+    Families,
 }
 
 /// What the Jacobi solver keeps between its passes and between steps (so that a step does not
@@ -270,9 +271,12 @@ pub struct JacobiScratch {
     count: Vec<u32>,
     /// Positions at the start of the current iteration `k`, `x⁽ᵏ⁾`, m.
     start: Vec<Vec3>,
-    /// Positions at the start of the previous iteration, `x⁽ᵏ⁻¹⁾`, m, plus what the serial
-    /// families moved them by after its extrapolation (see [`JacobiScratch::end_iteration`]).
+    /// Positions at the start of the previous iteration, `x⁽ᵏ⁻¹⁾`, m, plus what the families
+    /// left out of the extrapolation moved them by since (see [`JacobiScratch::end_iteration`]).
     before: Vec<Vec3>,
+    /// The particles' positions before the particle families of the current iteration, m (see
+    /// [`JacobiScratch::mark_particles`]).
+    marked: Vec<Vec3>,
     /// Chebyshev weight `ω_k` of the current iteration.
     omega: Real,
     /// Relaxation `ω` of this substep's Jacobi passes ([`jacobi_relaxation`]).
@@ -368,15 +372,16 @@ impl JacobiScratch {
     /// particles for the acceleration; otherwise `begin_iteration` records the start. The
     /// multipliers, which only the scheduled families change, are always recorded here.
     ///
-    /// With [`Next::AfterSerial`] the serial families' corrections are left out of the next
-    /// extrapolation: this pass keeps `x⁽ᵏ⁾ − x⁽ᵏ⁺¹⁾`, and [`JacobiScratch::serial_moved`],
-    /// after the serial families, adds the positions they leave, so that their move cancels in
-    /// `x̂ − x⁽ᵏ⁾`. Their multipliers are not extrapolated, and moving their particles by `ω`
-    /// times their correction would apply an impulse the multipliers do not hold: a clamped
-    /// rope's bending hinges (a serial family) held 8% too stiff at rest. The later phases'
-    /// corrections (contacts, attachments, shape matching) stay in it: left out, the contacts'
-    /// pushes and the stretch's extrapolation fought, and a cloth draped on a mesh stretched 11%
-    /// more.
+    /// With [`Next::Families`] the corrections of the families outside the scheduled phase are
+    /// left out of the next extrapolation, but the contacts': this pass keeps
+    /// `x⁽ᵏ⁾ − x⁽ᵏ⁺¹⁾`, [`JacobiScratch::serial_moved`], after the serial families, adds the
+    /// positions they leave, and [`JacobiScratch::particles_moved`] what the particle families
+    /// did, so that their moves cancel in `x̂ − x⁽ᵏ⁾`. Their multipliers are not extrapolated,
+    /// and moving their particles by `ω` times their correction would apply an impulse the
+    /// multipliers do not hold: a clamped rope's bending hinges (a serial family) held 8% too
+    /// stiff at rest, and a rigid body (shape matching) resting on the ground kept moving. The
+    /// contacts' pushes stay in it: left out too, they fought the extrapolated stretch, and a
+    /// cloth draped on a mesh stretched 11% more.
     pub fn end_iteration(
         &mut self,
         slots: &mut [Slot],
@@ -386,7 +391,7 @@ impl JacobiScratch {
     ) {
         let omega = self.omega;
         let next_starts_here = next == Next::Here;
-        if next == Next::AfterSerial {
+        if next == Next::Families {
             let parts = (&mut slots[..], &mut self.before[..], &self.start[..]);
             team.for_each_chunk(parts, |_, (slots, before, start)| {
                 for ((s, b), x) in slots.iter_mut().zip(before).zip(start) {
@@ -410,7 +415,7 @@ impl JacobiScratch {
             });
         }
         self.started = next_starts_here;
-        if next != Next::AfterSerial {
+        if next != Next::Families {
             std::mem::swap(&mut self.start, &mut self.before);
         }
         for (family, lambda) in self.families.iter_mut().zip(lambdas.iter_mut()) {
@@ -431,11 +436,31 @@ impl JacobiScratch {
     }
 
     /// Adds the positions `slots` that the serial families left to `x⁽ᵏ⁻¹⁾` of the next
-    /// iteration, after an [`JacobiScratch::end_iteration`] with [`Next::AfterSerial`].
+    /// iteration, after an [`JacobiScratch::end_iteration`] with [`Next::Families`].
     pub fn serial_moved(&mut self, slots: &[Slot], team: &Team) {
         team.for_each_chunk((&mut self.before[..], slots), |_, (before, slots)| {
             for (b, s) in before.iter_mut().zip(slots) {
                 *b += s.p;
+            }
+        });
+    }
+
+    /// Records the particles' positions `p` before the particle families of an iteration
+    /// ended with [`Next::Families`], for [`JacobiScratch::particles_moved`].
+    pub fn mark_particles(&mut self, p: &[Vec3], team: &Team) {
+        self.marked.resize(p.len(), Vec3::zeros());
+        team.for_each_chunk((&mut self.marked[..], p), |_, (marked, p)| {
+            marked.copy_from_slice(p)
+        });
+    }
+
+    /// Adds what the particle families moved the particles by, from the positions of
+    /// [`JacobiScratch::mark_particles`] to `p`, to `x⁽ᵏ⁻¹⁾` of the next iteration.
+    pub fn particles_moved(&mut self, p: &[Vec3], team: &Team) {
+        let parts = (&mut self.before[..], &self.marked[..], p);
+        team.for_each_chunk(parts, |_, (before, marked, p)| {
+            for ((b, m), p) in before.iter_mut().zip(marked).zip(p) {
+                *b += p - m;
             }
         });
     }

@@ -40,8 +40,8 @@ pub(crate) struct Workspace {
 /// each family's corrections over `team`; `jacobi` and `colored-chebyshev` extrapolate every
 /// iteration, see [`JacobiScratch`]), then the [`Phase::Serial`] ones; after the last iteration the
 /// [`Phase::AfterIterations`] ones (tethers, strain limits); and every iteration the
-/// [`Phase::Particles`] families (shape matching, pressure, attachments, contacts), contacts
-/// last so that they have the final word on penetration.
+/// [`Phase::Particles`] families (shape matching, pressure, attachments), then the
+/// [`Phase::Contacts`] ones, last so that they have the final word on penetration.
 ///
 /// The slot phases project a packed copy of the predicted positions and inverse masses (see
 /// [`pack`]), each position relative to its body's origin (the start position of the body's
@@ -74,13 +74,18 @@ pub(crate) fn project_constraints(
         clock.lap(Stage::Family(f));
     }
     let mut families = cs.each_mut();
-    let particles = in_phase(Phase::Particles).any(|f| !families[f].is_empty());
+    let has = |families: &[&mut dyn ConstraintFamily; FAMILY_COUNT], phase| {
+        in_phase(phase).any(|f| !families[f].is_empty())
+    };
+    let particle_families = has(&families, Phase::Particles);
+    let particles = particle_families || has(&families, Phase::Contacts);
     // What moves the particles after the Chebyshev extrapolation, before the next iteration.
-    let serial = in_phase(Phase::Serial).any(|f| !families[f].is_empty());
-    let next = match (serial, particles) {
-        (true, _) => Next::AfterSerial,
-        (false, true) => Next::Elsewhere,
-        (false, false) => Next::Here,
+    let next = if particle_families || has(&families, Phase::Serial) {
+        Next::Families
+    } else if particles {
+        Next::Contacts
+    } else {
+        Next::Here
     };
     let with_starts = families.iter().any(|f| f.reads_starts());
     let Workspace {
@@ -96,17 +101,7 @@ pub(crate) fn project_constraints(
     origins.extend(first.map(|x| x.copied().unwrap_or_else(Vec3::zeros)));
     pack(ps, origins, slots, (starts, lost), with_starts, team);
     clock.lap(Stage::Pack);
-    // The Chebyshev acceleration's spectral radius, for the methods that have it. A substep
-    // too short to reach `CHEBYSHEV_START` is never extrapolated, and `colored-chebyshev` then
-    // is `colored`, without recording iterates it would not use.
-    let chebyshev = match params.method {
-        SolverMethod::Jacobi => Some(JACOBI_RHO),
-        SolverMethod::ColoredChebyshev if params.iterations > CHEBYSHEV_START => Some(COLORED_RHO),
-        SolverMethod::ColoredChebyshev
-        | SolverMethod::GaussSeidel
-        | SolverMethod::Colored
-        | SolverMethod::ColoredGlobal => None,
-    };
+    let chebyshev = chebyshev_of(params);
     for iteration in 0..params.iterations {
         let mut pass = Pass {
             method: params.method,
@@ -131,14 +126,17 @@ pub(crate) fn project_constraints(
             pass.jacobi = Some(&mut *jacobi);
         }
         project(&mut families, Phase::Scheduled, skip, &mut pass, clock);
+        // The acceleration's state, while the families it leaves out are to be recorded.
+        let mut leaving_out = None;
         if let Some(jacobi) = pass.jacobi.take() {
             let mut lambdas = multipliers(&mut families);
             jacobi.end_iteration(pass.slots, &mut lambdas, next, team);
             clock.lap(Stage::Pack);
             project(&mut families, Phase::Serial, None, &mut pass, clock);
-            if next == Next::AfterSerial {
+            if next == Next::Families {
                 jacobi.serial_moved(pass.slots, team);
                 clock.lap(Stage::Pack);
+                leaving_out = Some(jacobi);
             }
         } else {
             project(&mut families, Phase::Serial, None, &mut pass, clock);
@@ -155,13 +153,37 @@ pub(crate) fn project_constraints(
         if particles {
             unpack(pass.slots, origins, lost, pass.ps, team);
             clock.lap(Stage::Pack);
-            project(&mut families, Phase::Particles, None, &mut pass, clock);
+            match leaving_out.filter(|_| particle_families) {
+                Some(jacobi) => {
+                    jacobi.mark_particles(&pass.ps.p, team);
+                    clock.lap(Stage::Pack);
+                    project(&mut families, Phase::Particles, None, &mut pass, clock);
+                    jacobi.particles_moved(&pass.ps.p, team);
+                    clock.lap(Stage::Pack);
+                }
+                None => project(&mut families, Phase::Particles, None, &mut pass, clock),
+            }
+            project(&mut families, Phase::Contacts, None, &mut pass, clock);
             repack(pass.ps, origins, pass.slots, team);
             clock.lap(Stage::Pack);
         }
     }
     unpack(slots, origins, lost, ps, team);
     clock.lap(Stage::Pack);
+}
+
+/// The Chebyshev acceleration's spectral radius, for the methods that have it. A substep too
+/// short to reach `CHEBYSHEV_START` is never extrapolated, and `colored-chebyshev` then is
+/// `colored`, without recording iterates it would not use.
+fn chebyshev_of(params: &SolverParams) -> Option<Real> {
+    match params.method {
+        SolverMethod::Jacobi => Some(JACOBI_RHO),
+        SolverMethod::ColoredChebyshev if params.iterations > CHEBYSHEV_START => Some(COLORED_RHO),
+        SolverMethod::ColoredChebyshev
+        | SolverMethod::GaussSeidel
+        | SolverMethod::Colored
+        | SolverMethod::ColoredGlobal => None,
+    }
 }
 
 /// The families of `phase`, by their place in the registry.
