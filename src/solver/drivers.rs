@@ -246,6 +246,12 @@ pub const COLORED_RHO: Real = 0.9;
 /// accelerated.
 pub const CHEBYSHEV_START: u32 = 2;
 
+/// Whether the start of iteration `i` of a substep of `iterations` is `x⁽ᵏ⁻¹⁾` of an
+/// extrapolated iteration `k = i + 1` (from [`CHEBYSHEV_START`] on), and so must be recorded.
+fn extrapolated_from(i: u32, iterations: u32) -> bool {
+    i + 1 >= CHEBYSHEV_START && i + 1 < iterations
+}
+
 /// What moves the particles between an iteration's Chebyshev extrapolation and the next
 /// iteration (see [`JacobiScratch::end_iteration`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,6 +285,9 @@ pub struct JacobiScratch {
     marked: Vec<Vec3>,
     /// Chebyshev weight `ω_k` of the current iteration.
     omega: Real,
+    /// The current iteration and the substep's iterations (see
+    /// [`JacobiScratch::begin_iteration`]).
+    iteration: (u32, u32),
     /// Relaxation `ω` of this substep's Jacobi passes ([`jacobi_relaxation`]).
     relaxation: Real,
     /// Whether the last [`JacobiScratch::end_iteration`] left the next iteration's start
@@ -324,8 +333,10 @@ impl JacobiScratch {
             for buffer in [&mut self.start, &mut self.before] {
                 buffer.resize(slots.len(), Vec3::zeros());
             }
+            self.started = false;
         }
-        if i == 0 || !self.started {
+        self.iteration = (i, iterations);
+        if !self.started && extrapolated_from(i, iterations) {
             team.for_each_chunk((&mut self.start[..], slots), |_, (start, slots)| {
                 for (x, s) in start.iter_mut().zip(slots) {
                     *x = s.p;
@@ -349,10 +360,12 @@ impl JacobiScratch {
             for buffer in [&mut family.start, &mut family.before] {
                 buffer.resize(lambda.len(), 0.0);
             }
-            team.for_each_chunk(
-                (&mut family.start[..], &lambda[..]),
-                |_, (start, lambda)| start.copy_from_slice(lambda),
-            );
+            if extrapolated_from(0, self.iteration.1) {
+                team.for_each_chunk(
+                    (&mut family.start[..], &lambda[..]),
+                    |_, (start, lambda)| start.copy_from_slice(lambda),
+                );
+            }
         }
     }
 
@@ -418,8 +431,14 @@ impl JacobiScratch {
         if next != Next::Families {
             std::mem::swap(&mut self.start, &mut self.before);
         }
+        let (i, iterations) = self.iteration;
+        let record = extrapolated_from(i + 1, iterations);
         for (family, lambda) in self.families.iter_mut().zip(lambdas.iter_mut()) {
             if lambda.is_empty() {
+                continue;
+            }
+            if omega == 1.0 && !record {
+                std::mem::swap(&mut family.start, &mut family.before);
                 continue;
             }
             let parts = (&mut lambda[..], &mut family.before[..]);
