@@ -383,11 +383,12 @@ impl JacobiScratch {
     /// start of the next iteration when `next` is [`Next::Here`] (no other phase moves the
     /// particles before the next iteration), so that an iteration then makes one pass over the
     /// particles for the acceleration; otherwise `begin_iteration` records the start. The
-    /// multipliers, which only the scheduled families change, are always recorded here.
+    /// multipliers, which only the scheduled families change, are recorded here whenever an
+    /// extrapolation will read them.
     ///
     /// With [`Next::Families`] the corrections of the families outside the scheduled phase are
-    /// left out of the next extrapolation, but the contacts': this pass keeps
-    /// `x⁽ᵏ⁾ − x⁽ᵏ⁺¹⁾`, [`JacobiScratch::serial_moved`], after the serial families, adds the
+    /// left out of the next extrapolation, but the contacts': this pass keeps `x⁽ᵏ⁾` minus the
+    /// extrapolated positions, [`JacobiScratch::serial_moved`], after the serial families, adds the
     /// positions they leave, and [`JacobiScratch::particles_moved`] what the particle families
     /// did, so that their moves cancel in `x̂ − x⁽ᵏ⁾`. Their multipliers are not extrapolated,
     /// and moving their particles by `ω` times their correction would apply an impulse the
