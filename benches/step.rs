@@ -1,8 +1,9 @@
-//! Criterion benches of the constraint kernels, of one pass over a family, and of frames of
+//! Criterion benches of the constraint kernels, of one pass over a family or over the
+//! shape-matching clusters, and of frames of
 //! workload W and of a cloth with each bending kind.
 //! Run: `cargo bench --no-default-features --bench step`.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 // The tests' helpers; the bench takes only the workload (it keeps its pools across samples).
 #[path = "../tests/integration/common.rs"]
@@ -224,6 +225,24 @@ fn neo_hookean_pass(c: &mut Criterion, name: &str, world: &World) {
     c.bench_function(name, |b| b.iter(|| set.project_serial(&mut slots, &starts)));
 }
 
+/// One shape-matching pass (one iteration of a substep of 1/600 s out of 4) over the clusters of
+/// `scenes/soft-models.toml`: the clay capsule's 62 overlapping clusters of about 17 particles
+/// (linear deformation and plasticity) and the rigid crate's one of 214. Every sample starts
+/// from a fresh copy of the state after 10 frames, whose rotations are those of that state (so
+/// their extraction converges at once) and whose arrays are not yet in the caches.
+fn shape_matching_pass(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/soft-models.toml");
+    let world = settled(supple::scene::load_scene(&path).unwrap().world);
+    let (ps, set) = (world.particles(), world.clusters());
+    c.bench_function("shape_matching_pass_soft_models", |b| {
+        b.iter_batched_ref(
+            || (ps.clone(), set.clone()),
+            |(ps, set)| set.match_shapes(ps, 1.0 / 600.0, 4, false),
+            BatchSize::SmallInput,
+        )
+    });
+}
+
 /// Frames of [`bend_cloth`] with each bending kind, after 10 frames.
 fn bend_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("bend_frame_n64");
@@ -306,6 +325,7 @@ criterion_group!(
     benches,
     kernels,
     family_passes,
+    shape_matching_pass,
     w_frame,
     bend_frame,
     plate_frame,

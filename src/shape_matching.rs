@@ -18,6 +18,7 @@ use crate::math::{Mat3, Quat, Real, Vec3};
 use crate::params::RATE_TIME;
 use crate::params::fraction_over;
 use crate::particles::ParticleSet;
+use crate::solver::simd;
 use crate::validate::{self, Checked};
 
 /// The material of a cluster.
@@ -88,6 +89,9 @@ pub struct ClusterSet {
     shaped: Vec<Vec3>,
     /// The `Sₚ` of each cluster's `shaped` offsets (NaN: not formed yet).
     shaped_by: Vec<Mat3>,
+    /// The centre of mass of each cluster at its previous match (at first its rest centre), m:
+    /// the origin of the offsets that its next match sums (see `Moments::of`).
+    origin: Vec<Vec3>,
     /// Per-member buffers of [`ClusterSet::match_shapes`], kept so that it does not allocate.
     scratch: Scratch,
 }
@@ -108,23 +112,35 @@ const ROTATION_ITERATIONS: usize = 50;
 const ROTATION_TOLERANCE: Real = 1e-6;
 
 /// The rotational part of `a`, starting from the guess `q` (Müller et al. 2016, algorithm 1):
-/// repeatedly rotate `R` by `ω = Σᵢ rᵢ × aᵢ / (|Σᵢ rᵢ · aᵢ| + ε)` (`rᵢ`, `aᵢ` the columns of `R`
-/// and `a`), which turns `R` towards `a`, at most `iterations` times or until `|ω|` is below
+/// repeatedly rotate `R` about `ω = Σᵢ rᵢ × aᵢ / (|Σᵢ rᵢ · aᵢ| + ε)` (`rᵢ`, `aᵢ` the columns of
+/// `R` and `a`), which turns `R` towards `a`, at most `iterations` times or until `|ω|` is below
 /// `ROTATION_TOLERANCE`. It returns a proper rotation (no reflection) even for
 /// singular or reflected `a`.
+///
+/// Each step turns by `2 atan(|ω| / 2)`, the angle of the quaternion `(1, ω / 2)`, where the
+/// paper turns by `|ω|`: the two agree to third order in `|ω|`, the fixed point `ω = 0` is the
+/// same, and the step's quaternion is `(2 (|Σ rᵢ · aᵢ| + ε), Σ rᵢ × aᵢ)` normalized, which
+/// needs no division, sine or cosine. A step is a chain of dependent operations, so its length is
+/// what the extraction costs.
+#[inline(always)]
 pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
     for _ in 0..iterations {
         let r = q.to_rotation_matrix();
         let r = r.matrix();
-        let num: Vec3 = (0..3).map(|i| r.column(i).cross(&a.column(i))).sum();
-        let den: Real = (0..3).map(|i| r.column(i).dot(&a.column(i))).sum();
-        let omega = num / (den.abs() + 1e-9);
-        let w = omega.norm();
-        if w < ROTATION_TOLERANCE {
+        let num = r.column(0).cross(&a.column(0))
+            + r.column(1).cross(&a.column(1))
+            + r.column(2).cross(&a.column(2));
+        let den = (r.column(0).dot(&a.column(0))
+            + r.column(1).dot(&a.column(1))
+            + r.column(2).dot(&a.column(2)))
+        .abs()
+            + 1e-9;
+        // |ω| < tolerance, with ω = num / den.
+        if num.norm_squared() < (ROTATION_TOLERANCE * den).powi(2) {
             break;
         }
-        q = Quat::from_axis_angle(&nalgebra::Unit::new_unchecked(omega / w), w) * q;
-        q.renormalize();
+        let step = nalgebra::Quaternion::new(2.0 * den, num.x, num.y, num.z);
+        q = Quat::new_normalize(step * q.into_inner());
     }
     q
 }
@@ -166,6 +182,7 @@ impl ClusterSet {
         self.plastic.push(Mat3::identity());
         self.shaped.resize(self.rest.len(), Vec3::zeros());
         self.shaped_by.push(Mat3::repeat(Real::NAN));
+        self.origin.push(cm);
     }
 
     /// Moves the particles of every cluster, in order, towards their goal positions: one of the
@@ -173,7 +190,39 @@ impl ClusterSet {
     /// [`fraction_over`]`(α, h / iterations)` of the way, so that the iterations of a second
     /// compound to `α` per [`RATE_TIME`]. Plastic flow (over `h`) follows the `last` iteration.
     pub fn match_shapes(&mut self, ps: &mut ParticleSet, h: Real, iterations: u32, last: bool) {
-        let Scratch { m, dp } = &mut self.scratch;
+        match simd::path() {
+            // SAFETY: the processor has the path.
+            #[cfg(target_arch = "x86_64")]
+            simd::SimdPath::Avx512 => unsafe { self.match_shapes_avx512(ps, h, iterations, last) },
+            _ => self.match_shapes_scalar(ps, h, iterations, last),
+        }
+    }
+
+    /// [`ClusterSet::match_shapes_scalar`] compiled for AVX-512.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F and VL.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn match_shapes_avx512(
+        &mut self,
+        ps: &mut ParticleSet,
+        h: Real,
+        iterations: u32,
+        last: bool,
+    ) {
+        self.match_shapes_scalar(ps, h, iterations, last);
+    }
+
+    /// [`ClusterSet::match_shapes`] for the processor the caller was compiled for: the same bits
+    /// either way (no fused multiply-add); AVX-512's 32 registers spill fewer of the sums of a
+    /// cluster's members.
+    #[inline(always)]
+    fn match_shapes_scalar(&mut self, ps: &mut ParticleSet, h: Real, iterations: u32, last: bool) {
+        // The fraction of the way per iteration, formed again only where a cluster's stiffness
+        // differs from the one before it (a body's clusters share one).
+        let t = h / iterations as Real;
+        let (mut stiffness, mut alpha) = (Real::NAN, 0.0);
         for c in 0..self.material.len() {
             let range = self.offsets[c]..self.offsets[c + 1];
             let members = &self.members[range.clone()];
@@ -188,23 +237,16 @@ impl ClusterSet {
                 self.shaped_by[c] = sp;
             }
             let q = &self.shaped[range];
-            m.clear();
-            m.extend(members.iter().map(|&i| mass(ps.inv_mass[i as usize])));
-            let cm = center_of_mass(members, &ps.p, m);
-            let mut a_pq = Mat3::zeros();
-            let mut a_qq = Mat3::zeros();
-            for ((&i, &mi), qi) in members.iter().zip(m.iter()).zip(q) {
-                a_pq += outer(ps.p[i as usize] - cm, qi, mi);
-                a_qq += outer(*qi, qi, mi);
-            }
-            let rot = extract_rotation(&a_pq, self.rotation[c], ROTATION_ITERATIONS);
+            let sums = Moments::of(members, q, ps, self.origin[c], &mut self.scratch);
+            self.origin[c] = sums.origin + sums.center;
+            let rot = extract_rotation(&sums.a_pq, self.rotation[c], ROTATION_ITERATIONS);
             self.rotation[c] = rot;
             let r = *rot.to_rotation_matrix().matrix();
             let needs_linear = mat.beta > 0.0 || mat.plastic_yield.is_finite();
             let linear = needs_linear
-                .then(|| a_qq.try_inverse())
+                .then(|| sums.a_qq.try_inverse())
                 .flatten()
-                .map(|inv| a_pq * inv)
+                .map(|inv| sums.a_pq * inv)
                 .filter(|a| a.determinant() > Real::EPSILON);
             let goal = match linear {
                 Some(a) if mat.beta > 0.0 => {
@@ -213,25 +255,10 @@ impl ClusterSet {
                 }
                 _ => r,
             };
-            let alpha = fraction_over(mat.stiffness, h / iterations as Real);
-            dp.clear();
-            dp.extend(
-                members
-                    .iter()
-                    .zip(q.iter())
-                    .map(|(&i, qi)| (goal * qi + cm - ps.p[i as usize]) * alpha),
-            );
-            let drift = balance(
-                dp,
-                m,
-                members.iter().all(|&i| ps.inv_mass[i as usize] > 0.0),
-            );
-            for (&i, dp) in members.iter().zip(dp.iter()) {
-                let i = i as usize;
-                if ps.inv_mass[i] > 0.0 {
-                    ps.p[i] += dp - drift;
-                }
+            if mat.stiffness != stiffness {
+                (stiffness, alpha) = (mat.stiffness, fraction_over(mat.stiffness, t));
             }
+            sums.move_to_goal(members, q, ps, goal, alpha, &mut self.scratch);
             if let (Some(a), true, true) = (linear, mat.plastic_yield.is_finite(), last) {
                 self.plastic[c] = flow(sp, r.transpose() * a, &mat, h);
             }
@@ -239,11 +266,121 @@ impl ClusterSet {
     }
 }
 
-/// The outer product `a bᵀ` scaled by `m`, element by element `(aᵢ bⱼ) m`: the bits of
-/// nalgebra's `a * b.transpose() * m`, without its general matrix product.
+/// What a cluster's shape match needs of its members.
+struct Moments {
+    /// The point `o` from which the offsets `dᵢ = pᵢ − o` are taken, m: near the members, so
+    /// that a motion common to all of them is kept in full (see [`center_of_mass`]).
+    origin: Vec3,
+    /// The centre of mass `c` less `o`, m.
+    center: Vec3,
+    /// `Σ mᵢ`, kg.
+    mass: Real,
+    /// Whether every member is free (`w > 0`).
+    free: bool,
+    /// `A_pq = Σ mᵢ (pᵢ − c) qᵢᵀ`.
+    a_pq: Mat3,
+    /// `A_qq = Σ mᵢ qᵢ qᵢᵀ`.
+    a_qq: Mat3,
+}
+
+impl Moments {
+    /// The moments of `members` at their positions in `ps`, with rest offsets `q`, summed over
+    /// the offsets `dᵢ = pᵢ − o` from `origin`; their masses are kept in `scratch` for
+    /// [`Moments::move_to_goal`].
+    ///
+    /// `A_pq` is `Σ mᵢ dᵢ qᵢᵀ − (c − o) (Σ mᵢ qᵢ)ᵀ`: each term of the first sum carries a
+    /// rounding of `(c − o) qᵢᵀ` that the second does not take back, so `o` must be near the
+    /// centre. From the first member (`c − o` the body's radius), the rotation this gave turned a
+    /// rigid bunny resting on the ground until it had slid 0.26 m
+    /// (`surface_contact::a_rigid_bunny_dropped_on_the_ground_comes_to_rest_at_20_to_80_substeps`);
+    /// from the centre of the cluster's previous match, `c − o` is how far the centre has moved
+    /// since, a substep's travel at most.
+    #[inline(always)]
+    fn of(
+        members: &[u32],
+        q: &[Vec3],
+        ps: &ParticleSet,
+        origin: Vec3,
+        scratch: &mut Scratch,
+    ) -> Moments {
+        let (mut mass, mut free) = (0.0, true);
+        let (mut sd, mut sq) = (Vec3::zeros(), Vec3::zeros());
+        let (mut sdq, mut a_qq) = (Mat3::zeros(), Mat3::zeros());
+        scratch.m.clear();
+        for (&i, qi) in members.iter().zip(q) {
+            let w = ps.inv_mass[i as usize];
+            let m = self::mass(w);
+            scratch.m.push(m);
+            free &= w > 0.0;
+            let (md, mq) = ((ps.p[i as usize] - origin) * m, qi * m);
+            mass += m;
+            sd += md;
+            sq += mq;
+            add_outer(&mut sdq, md, qi);
+            add_outer(&mut a_qq, mq, qi);
+        }
+        let center = sd / mass;
+        Moments {
+            origin,
+            center,
+            mass,
+            free,
+            a_pq: sdq - center * sq.transpose(),
+            a_qq,
+        }
+    }
+
+    /// Moves each free member of the cluster the fraction `alpha` of the way to its goal
+    /// `G qᵢ + c`: by `Δpᵢ = α (G qᵢ + c − pᵢ)`, less the corrections' mass-weighted mean
+    /// `Σ mᵢ Δpᵢ / Σ mᵢ` when every member is free.
+    ///
+    /// The mean is zero in exact arithmetic (the goal turns the rest shape about the centre of
+    /// mass, so matching keeps momentum), but the centre and the rest offsets are rounded at the
+    /// scale of the body (about 5e-7 m for a 40 kg, 399-particle bunny), and while contacts
+    /// deform a resting body every iteration repeats the same rounding: a push of 5e-7 m per
+    /// iteration, which the velocity update turns into an acceleration of `10 · 5e-7 / h²`
+    /// (115 m/s² at 80 substeps of 1/60 s, 10 iterations; the bunny slid off at 70 m/s). The
+    /// corrections themselves are small, so their mean is exact to their own rounding.
+    #[inline(always)]
+    fn move_to_goal(
+        &self,
+        members: &[u32],
+        q: &[Vec3],
+        ps: &mut ParticleSet,
+        goal: Mat3,
+        alpha: Real,
+        scratch: &mut Scratch,
+    ) {
+        let Scratch { m, dp } = scratch;
+        dp.clear();
+        let mut sum = Vec3::zeros();
+        for ((&i, qi), &mi) in members.iter().zip(q).zip(m.iter()) {
+            let d = ps.p[i as usize] - self.origin;
+            let step = (goal * qi - (d - self.center)) * alpha;
+            sum += step * mi;
+            dp.push(step);
+        }
+        let drift = if self.free {
+            sum / self.mass
+        } else {
+            Vec3::zeros()
+        };
+        for (&i, dp) in members.iter().zip(dp.iter()) {
+            let i = i as usize;
+            if ps.inv_mass[i] > 0.0 {
+                ps.p[i] += dp - drift;
+            }
+        }
+    }
+}
+
+/// `a += u bᵀ`, column by column.
 #[inline(always)]
-fn outer(a: Vec3, b: &Vec3, m: Real) -> Mat3 {
-    Mat3::from_fn(|i, j| a[i] * b[j] * m)
+fn add_outer(a: &mut Mat3, u: Vec3, b: &Vec3) {
+    for j in 0..3 {
+        let mut column = a.column_mut(j);
+        column += u * b[j];
+    }
 }
 
 /// The plastic deformation after one substep of `h` s with total deformation `s` (Müller et al.
@@ -284,26 +421,16 @@ fn center_of_mass(members: &[u32], x: &[Vec3], m: &[Real]) -> Vec3 {
             / total
 }
 
-/// The mass-weighted mean `Σ mᵢ Δpᵢ / Σ mᵢ` of the corrections `dp` of a cluster whose members
-/// are all `free` (zero otherwise), to be taken off each: in exact arithmetic it is zero (the
-/// goal turns the rest shape about the centre of mass, so matching keeps momentum), but the
-/// centre and the rest offsets are rounded at the scale of the body (about 5e-7 m for a 40 kg,
-/// 399-particle bunny), and while contacts deform a resting body every iteration repeats the
-/// same rounding: a push of 5e-7 m per iteration, which the velocity update turns into an
-/// acceleration of `10 · 5e-7 / h²` (115 m/s² at 80 substeps of 1/60 s, 10 iterations; the
-/// bunny slid off at 70 m/s). The corrections themselves are small, so their mean is exact to
-/// their own rounding.
-fn balance(dp: &[Vec3], m: &[Real], free: bool) -> Vec3 {
-    if !free {
-        return Vec3::zeros();
-    }
-    let total: Real = m.iter().sum();
-    dp.iter().zip(m).map(|(d, mi)| d * *mi).sum::<Vec3>() / total
-}
+/// The mass, kg, that a pinned member (`w = 0`) counts with: very heavy.
+const PINNED_MASS: Real = 1e6;
 
-/// Mass of a member in kg; a pinned member (`w = 0`) counts as very heavy.
+/// Mass of a member in kg (pinned: [`PINNED_MASS`]).
 fn mass(inv_mass: Real) -> Real {
-    if inv_mass > 0.0 { 1.0 / inv_mass } else { 1e6 }
+    if inv_mass > 0.0 {
+        1.0 / inv_mass
+    } else {
+        PINNED_MASS
+    }
 }
 
 #[cfg(test)]

@@ -252,8 +252,9 @@ fn a_40_kg_rigid_bunny_rests_in_the_hammock() {
 /// lands at 4.9 m/s after 0.5 s. By 2.5 s it rests: the mean speed of its particles over the
 /// last 30 frames under 2% of that, its centre within 10 cm of where it landed, and its
 /// mechanical energy never above its start. Unless the corrections of a shape-matching cluster
-/// are balanced (`shape_matching::balance`), the rounding of its centre pushes a body that
-/// contacts deform the same way every iteration: the bunny slides away at 4.6 m/s (20 substeps),
+/// are balanced (their mass-weighted mean taken off, in `shape_matching`), the rounding of its
+/// centre pushes a body that contacts deform the same way every iteration: the bunny slides away
+/// at 4.6 m/s (20 substeps),
 /// 14 m/s (40) and 71 m/s (80) after 1.5 s, accelerating.
 #[test]
 fn a_rigid_bunny_dropped_on_the_ground_comes_to_rest_at_20_to_80_substeps() {
