@@ -89,6 +89,13 @@ pub struct ClusterSet {
     shaped: Vec<Vec3>,
     /// The `Sₚ` of each cluster's `shaped` offsets (NaN: not formed yet).
     shaped_by: Vec<Mat3>,
+    /// `A_qq⁻¹` of each cluster (`A_qq = Σ mᵢ qᵢ qᵢᵀ`; none: singular, or not needed), formed
+    /// again when its offsets or its members' masses change, for the clusters whose goal
+    /// takes the linear deformation.
+    a_qq_inv: Vec<Option<Mat3>>,
+    /// The inverse mass of each member at its cluster's previous match (NaN: none yet), member
+    /// by member.
+    inv_mass_seen: Vec<Real>,
     /// The centre of mass of each cluster at its previous match (at first its rest centre), m:
     /// the origin of the offsets that its next match sums (see `Moments::of`).
     origin: Vec<Vec3>,
@@ -183,6 +190,8 @@ impl ClusterSet {
         self.shaped.resize(self.rest.len(), Vec3::zeros());
         self.shaped_by.push(Mat3::repeat(Real::NAN));
         self.origin.push(cm);
+        self.a_qq_inv.push(None);
+        self.inv_mass_seen.resize(self.members.len(), Real::NAN);
     }
 
     /// Moves the particles of every cluster, in order, towards their goal positions: one of the
@@ -228,7 +237,8 @@ impl ClusterSet {
             let members = &self.members[range.clone()];
             let mat = self.material[c];
             let sp = self.plastic[c];
-            if self.shaped_by[c] != sp {
+            let reshaped = self.shaped_by[c] != sp;
+            if reshaped {
                 let rest = self.rest[range.clone()].iter();
                 self.shaped[range.clone()]
                     .iter_mut()
@@ -236,15 +246,19 @@ impl ClusterSet {
                     .for_each(|(q, q0)| *q = sp * q0);
                 self.shaped_by[c] = sp;
             }
-            let q = &self.shaped[range];
-            let sums = Moments::of(members, q, ps, self.origin[c], &mut self.scratch);
+            let q = &self.shaped[range.clone()];
+            let seen = &mut self.inv_mass_seen[range];
+            let sums = Moments::of(members, q, ps, self.origin[c], seen, &mut self.scratch);
             self.origin[c] = sums.origin + sums.center;
             let rot = extract_rotation(&sums.a_pq, self.rotation[c], ROTATION_ITERATIONS);
             self.rotation[c] = rot;
             let r = *rot.to_rotation_matrix().matrix();
             let needs_linear = mat.beta > 0.0 || mat.plastic_yield.is_finite();
+            if needs_linear && (reshaped || sums.masses_changed) {
+                self.a_qq_inv[c] = a_qq(q, &self.scratch.m).try_inverse();
+            }
             let linear = needs_linear
-                .then(|| sums.a_qq.try_inverse())
+                .then(|| self.a_qq_inv[c])
                 .flatten()
                 .map(|inv| sums.a_pq * inv)
                 .filter(|a| a.determinant() > Real::EPSILON);
@@ -279,14 +293,14 @@ struct Moments {
     free: bool,
     /// `A_pq = Σ mᵢ (pᵢ − c) qᵢᵀ`.
     a_pq: Mat3,
-    /// `A_qq = Σ mᵢ qᵢ qᵢᵀ`.
-    a_qq: Mat3,
+    /// Whether some member's inverse mass is not the one of the cluster's previous match.
+    masses_changed: bool,
 }
 
 impl Moments {
     /// The moments of `members` at their positions in `ps`, with rest offsets `q`, summed over
     /// the offsets `dᵢ = pᵢ − o` from `origin`; their masses are kept in `scratch` for
-    /// [`Moments::move_to_goal`].
+    /// [`Moments::move_to_goal`] and [`a_qq`], their inverse masses in `seen`.
     ///
     /// `A_pq` is `Σ mᵢ dᵢ qᵢᵀ − (c − o) (Σ mᵢ qᵢ)ᵀ`: each term of the first sum carries a
     /// rounding of `(c − o) qᵢᵀ` that the second does not take back, so `o` must be near the
@@ -301,23 +315,24 @@ impl Moments {
         q: &[Vec3],
         ps: &ParticleSet,
         origin: Vec3,
+        seen: &mut [Real],
         scratch: &mut Scratch,
     ) -> Moments {
-        let (mut mass, mut free) = (0.0, true);
-        let (mut sd, mut sq) = (Vec3::zeros(), Vec3::zeros());
-        let (mut sdq, mut a_qq) = (Mat3::zeros(), Mat3::zeros());
+        let (mut mass, mut free, mut masses_changed) = (0.0, true, false);
+        let (mut sd, mut sq, mut sdq) = (Vec3::zeros(), Vec3::zeros(), Mat3::zeros());
         scratch.m.clear();
-        for (&i, qi) in members.iter().zip(q) {
+        for ((&i, qi), seen) in members.iter().zip(q).zip(seen) {
             let w = ps.inv_mass[i as usize];
+            masses_changed |= w != *seen;
+            *seen = w;
             let m = self::mass(w);
             scratch.m.push(m);
             free &= w > 0.0;
-            let (md, mq) = ((ps.p[i as usize] - origin) * m, qi * m);
+            let md = (ps.p[i as usize] - origin) * m;
             mass += m;
             sd += md;
-            sq += mq;
+            sq += qi * m;
             add_outer(&mut sdq, md, qi);
-            add_outer(&mut a_qq, mq, qi);
         }
         let center = sd / mass;
         Moments {
@@ -326,7 +341,7 @@ impl Moments {
             mass,
             free,
             a_pq: sdq - center * sq.transpose(),
-            a_qq,
+            masses_changed,
         }
     }
 
@@ -372,6 +387,15 @@ impl Moments {
             }
         }
     }
+}
+
+/// `A_qq = Σ mᵢ qᵢ qᵢᵀ` of rest offsets `q` with masses `m`.
+fn a_qq(q: &[Vec3], m: &[Real]) -> Mat3 {
+    let mut a = Mat3::zeros();
+    for (qi, &mi) in q.iter().zip(m) {
+        add_outer(&mut a, qi * mi, qi);
+    }
+    a
 }
 
 /// `a += u bᵀ`, column by column.
