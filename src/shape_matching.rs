@@ -126,9 +126,10 @@ const ROTATION_TOLERANCE: Real = 1e-6;
 ///
 /// Each step turns by `2 atan(|ω| / 2)`, the angle of the quaternion `(1, ω / 2)`, where the
 /// paper turns by `|ω|`: the two agree to third order in `|ω|`, the fixed point `ω = 0` is the
-/// same, and the step's quaternion is `(2 (|Σ rᵢ · aᵢ| + ε), Σ rᵢ × aᵢ)` normalized, which
-/// needs no division, sine or cosine. A step is a chain of dependent operations, so its length is
-/// what the extraction costs.
+/// same, and the step's quaternion is `(2 (|Σ rᵢ · aᵢ| + ε), Σ rᵢ × aᵢ)` over its norm, which
+/// needs no sine or cosine and whose norm comes from the sums the convergence test makes. A step
+/// is a chain of dependent operations, so its length is what the extraction costs; the guess is
+/// normalized once, at the end.
 #[inline(always)]
 pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
     for _ in 0..iterations {
@@ -143,13 +144,16 @@ pub fn extract_rotation(a: &Mat3, mut q: Quat, iterations: usize) -> Quat {
         .abs()
             + 1e-9;
         // |ω| < tolerance, with ω = num / den.
-        if num.norm_squared() < (ROTATION_TOLERANCE * den).powi(2) {
+        let num2 = num.norm_squared();
+        if num2 < (ROTATION_TOLERANCE * den).powi(2) {
             break;
         }
+        // The step's norm, from what the test has summed: found beside the product, not after.
         let step = nalgebra::Quaternion::new(2.0 * den, num.x, num.y, num.z);
-        q = Quat::new_normalize(step * q.into_inner());
+        let scale = 1.0 / (4.0 * den * den + num2).sqrt();
+        q = Quat::new_unchecked(step * q.into_inner() * scale);
     }
-    q
+    Quat::new_normalize(q.into_inner())
 }
 
 impl ClusterSet {

@@ -53,7 +53,7 @@ fn shipped_scenes_after_60_frames() {
         ("flag", 0xb6ea_4034_b2e7_604c),
         ("folds", 0x366d_14ac_e364_fd2c),
         ("cloth_on_mesh", 0x4451_c413_721c_6718),
-        ("soft-models", 0xe3df_a48e_b066_0797),
+        ("soft-models", 0x96f4_6ae1_f4cc_bbd2),
         ("soft-hammock", 0x35fb_f5e9_64ea_e907),
         ("cape", 0x4722_3356_446c_b405),
         ("flag-gusts", 0x092c_8241_937b_dea6),
