@@ -96,19 +96,13 @@ pub struct ClusterSet {
     /// The inverse mass of each member at its cluster's previous match (NaN: none yet), member
     /// by member.
     inv_mass_seen: Vec<Real>,
+    /// The mass of each member for that inverse mass, kg (see [`mass`]), member by member.
+    mass: Vec<Real>,
     /// The centre of mass of each cluster at its previous match (at first its rest centre), m:
     /// the origin of the offsets that its next match sums (see `Moments::of`).
     origin: Vec<Vec3>,
-    /// Per-member buffers of [`ClusterSet::match_shapes`], kept so that it does not allocate.
-    scratch: Scratch,
-}
-
-/// What [`ClusterSet::match_shapes`] computes for each member of the cluster it matches.
-#[derive(Clone, Debug, Default)]
-struct Scratch {
-    /// Masses, kg.
-    m: Vec<Real>,
-    /// Corrections towards the goal, m.
+    /// The corrections towards the goal of the members of the cluster being matched, m, kept
+    /// so that [`ClusterSet::match_shapes`] does not allocate.
     dp: Vec<Vec3>,
 }
 
@@ -196,6 +190,7 @@ impl ClusterSet {
         self.origin.push(cm);
         self.a_qq_inv.push(None);
         self.inv_mass_seen.resize(self.members.len(), Real::NAN);
+        self.mass.resize(self.members.len(), 0.0);
     }
 
     /// Moves the particles of every cluster, in order, towards their goal positions: one of the
@@ -251,15 +246,18 @@ impl ClusterSet {
                 self.shaped_by[c] = sp;
             }
             let q = &self.shaped[range.clone()];
-            let seen = &mut self.inv_mass_seen[range];
-            let sums = Moments::of(members, q, ps, self.origin[c], seen, &mut self.scratch);
+            let (seen, m) = (
+                &mut self.inv_mass_seen[range.clone()],
+                &mut self.mass[range],
+            );
+            let sums = Moments::of(members, q, ps, self.origin[c], seen, m);
             self.origin[c] = sums.origin + sums.center;
             let rot = extract_rotation(&sums.a_pq, self.rotation[c], ROTATION_ITERATIONS);
             self.rotation[c] = rot;
             let r = *rot.to_rotation_matrix().matrix();
             let needs_linear = mat.beta > 0.0 || mat.plastic_yield.is_finite();
             if needs_linear && (reshaped || sums.masses_changed) {
-                self.a_qq_inv[c] = a_qq(q, &self.scratch.m).try_inverse();
+                self.a_qq_inv[c] = a_qq(q, m).try_inverse();
             }
             let linear = needs_linear
                 .then(|| self.a_qq_inv[c])
@@ -276,12 +274,20 @@ impl ClusterSet {
             if mat.stiffness != stiffness {
                 (stiffness, alpha) = (mat.stiffness, fraction_over(mat.stiffness, t));
             }
-            sums.move_to_goal(members, q, ps, goal, alpha, &mut self.scratch);
+            let cluster = Members { ids: members, q, m };
+            sums.move_to_goal(cluster, ps, goal, alpha, &mut self.dp);
             if let (Some(a), true, true) = (linear, mat.plastic_yield.is_finite(), last) {
                 self.plastic[c] = flow(sp, r.transpose() * a, &mat, h);
             }
         }
     }
+}
+
+/// A cluster's members: their world indices, rest offsets `Sₚ q⁰ᵢ` (m) and masses (kg).
+struct Members<'a> {
+    ids: &'a [u32],
+    q: &'a [Vec3],
+    m: &'a [Real],
 }
 
 /// What a cluster's shape match needs of its members.
@@ -303,8 +309,8 @@ struct Moments {
 
 impl Moments {
     /// The moments of `members` at their positions in `ps`, with rest offsets `q`, summed over
-    /// the offsets `dᵢ = pᵢ − o` from `origin`; their masses are kept in `scratch` for
-    /// [`Moments::move_to_goal`] and [`a_qq`], their inverse masses in `seen`.
+    /// the offsets `dᵢ = pᵢ − o` from `origin`. `seen` and `m` are the members' inverse masses
+    /// at the previous match and their masses, formed again where the inverse mass changed.
     ///
     /// `A_pq` is `Σ mᵢ dᵢ qᵢᵀ − (c − o) (Σ mᵢ qᵢ)ᵀ`: each term of the first sum carries a
     /// rounding of `(c − o) qᵢᵀ` that the second does not take back, so `o` must be near the
@@ -320,17 +326,16 @@ impl Moments {
         ps: &ParticleSet,
         origin: Vec3,
         seen: &mut [Real],
-        scratch: &mut Scratch,
+        m: &mut [Real],
     ) -> Moments {
         let (mut mass, mut free, mut masses_changed) = (0.0, true, false);
         let (mut sd, mut sq, mut sdq) = (Vec3::zeros(), Vec3::zeros(), Mat3::zeros());
-        scratch.m.clear();
-        for ((&i, qi), seen) in members.iter().zip(q).zip(seen) {
+        for (((&i, qi), seen), m) in members.iter().zip(q).zip(seen).zip(m) {
             let w = ps.inv_mass[i as usize];
-            masses_changed |= w != *seen;
-            *seen = w;
-            let m = self::mass(w);
-            scratch.m.push(m);
+            if w != *seen {
+                (*seen, *m, masses_changed) = (w, self::mass(w), true);
+            }
+            let m = *m;
             free &= w > 0.0;
             let md = (ps.p[i as usize] - origin) * m;
             mass += m;
@@ -363,17 +368,16 @@ impl Moments {
     #[inline(always)]
     fn move_to_goal(
         &self,
-        members: &[u32],
-        q: &[Vec3],
+        cluster: Members,
         ps: &mut ParticleSet,
         goal: Mat3,
         alpha: Real,
-        scratch: &mut Scratch,
+        dp: &mut Vec<Vec3>,
     ) {
-        let Scratch { m, dp } = scratch;
+        let Members { ids: members, q, m } = cluster;
         dp.clear();
         let mut sum = Vec3::zeros();
-        for ((&i, qi), &mi) in members.iter().zip(q).zip(m.iter()) {
+        for ((&i, qi), &mi) in members.iter().zip(q).zip(m) {
             let d = ps.p[i as usize] - self.origin;
             let step = (goal * qi - (d - self.center)) * alpha;
             sum += step * mi;
