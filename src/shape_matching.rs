@@ -248,7 +248,7 @@ impl ClusterSet {
             let q = &self.shaped[range.clone()];
             let (seen, m) = (
                 &mut self.inv_mass_seen[range.clone()],
-                &mut self.mass[range],
+                &mut self.mass[range.clone()],
             );
             let sums = Moments::of(members, q, ps, self.origin[c], seen, m);
             self.origin[c] = sums.origin + sums.center;
@@ -263,10 +263,11 @@ impl ClusterSet {
                 .then(|| self.a_qq_inv[c])
                 .flatten()
                 .map(|inv| sums.a_pq * inv)
-                .filter(|a| a.determinant() > Real::EPSILON);
+                .map(|a| (a, a.determinant()))
+                .filter(|&(_, det)| det > Real::EPSILON);
             let goal = match linear {
-                Some(a) if mat.beta > 0.0 => {
-                    let a = a / a.determinant().cbrt();
+                Some((a, det)) if mat.beta > 0.0 => {
+                    let a = a / det.cbrt();
                     a * mat.beta + r * (1.0 - mat.beta)
                 }
                 _ => r,
@@ -274,19 +275,27 @@ impl ClusterSet {
             if mat.stiffness != stiffness {
                 (stiffness, alpha) = (mat.stiffness, fraction_over(mat.stiffness, t));
             }
-            let cluster = Members { ids: members, q, m };
+            let w = &self.inv_mass_seen[range];
+            let cluster = Members {
+                ids: members,
+                q,
+                w,
+                m,
+            };
             sums.move_to_goal(cluster, ps, goal, alpha, &mut self.dp);
-            if let (Some(a), true, true) = (linear, mat.plastic_yield.is_finite(), last) {
+            if let (Some((a, _)), true, true) = (linear, mat.plastic_yield.is_finite(), last) {
                 self.plastic[c] = flow(sp, r.transpose() * a, &mat, h);
             }
         }
     }
 }
 
-/// A cluster's members: their world indices, rest offsets `Sₚ q⁰ᵢ` (m) and masses (kg).
+/// A cluster's members: their world indices, rest offsets `Sₚ q⁰ᵢ` (m), inverse masses (1/kg)
+/// and masses (kg).
 struct Members<'a> {
     ids: &'a [u32],
     q: &'a [Vec3],
+    w: &'a [Real],
     m: &'a [Real],
 }
 
@@ -374,7 +383,12 @@ impl Moments {
         alpha: Real,
         dp: &mut Vec<Vec3>,
     ) {
-        let Members { ids: members, q, m } = cluster;
+        let Members {
+            ids: members,
+            q,
+            w,
+            m,
+        } = cluster;
         dp.clear();
         let mut sum = Vec3::zeros();
         for ((&i, qi), &mi) in members.iter().zip(q).zip(m) {
@@ -388,10 +402,9 @@ impl Moments {
         } else {
             Vec3::zeros()
         };
-        for (&i, dp) in members.iter().zip(dp.iter()) {
-            let i = i as usize;
-            if ps.inv_mass[i] > 0.0 {
-                ps.p[i] += dp - drift;
+        for ((&i, dp), &w) in members.iter().zip(dp.iter()).zip(w) {
+            if w > 0.0 {
+                ps.p[i as usize] += dp - drift;
             }
         }
     }
