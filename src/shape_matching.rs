@@ -89,9 +89,8 @@ pub struct ClusterSet {
     shaped: Vec<Vec3>,
     /// The `Sₚ` of each cluster's `shaped` offsets (NaN: not formed yet).
     shaped_by: Vec<Mat3>,
-    /// `A_qq⁻¹` of each cluster (`A_qq = Σ mᵢ qᵢ qᵢᵀ`; none: singular, or not needed), formed
-    /// again when its offsets or its members' masses change, for the clusters whose goal
-    /// takes the linear deformation.
+    /// `A_qq⁻¹` of each cluster (`A_qq = Σ mᵢ qᵢ qᵢᵀ`; none: singular), formed again when its
+    /// offsets or its members' masses change.
     a_qq_inv: Vec<Option<Mat3>>,
     /// The inverse mass of each member at its cluster's previous match (NaN: none yet), member
     /// by member.
@@ -255,10 +254,10 @@ impl ClusterSet {
             let rot = extract_rotation(&sums.a_pq, self.rotation[c], ROTATION_ITERATIONS);
             self.rotation[c] = rot;
             let r = *rot.to_rotation_matrix().matrix();
-            let needs_linear = mat.beta > 0.0 || mat.plastic_yield.is_finite();
-            if needs_linear && (reshaped || sums.masses_changed) {
+            if reshaped || sums.masses_changed {
                 self.a_qq_inv[c] = a_qq(q, m).try_inverse();
             }
+            let needs_linear = mat.beta > 0.0 || mat.plastic_yield.is_finite();
             let linear = needs_linear
                 .then(|| self.a_qq_inv[c])
                 .flatten()
@@ -327,7 +326,7 @@ impl Moments {
     /// rigid bunny resting on the ground until it had slid 0.26 m
     /// (`surface_contact::a_rigid_bunny_dropped_on_the_ground_comes_to_rest_at_20_to_80_substeps`);
     /// from the centre of the cluster's previous match, `c − o` is how far the centre has moved
-    /// since, a substep's travel at most.
+    /// since: a substep's travel, or, once, wherever positions set in between took it.
     #[inline(always)]
     fn of(
         members: &[u32],
@@ -700,6 +699,36 @@ mod tests {
             (one.p[3] - deformed.p[3]).norm() > 0.01,
             "the cluster moved"
         );
+    }
+
+    /// A cluster matched once, then changed (a member pinned, or the goal made linear), is
+    /// matched as a cluster built in its changed state: what it keeps between matches
+    /// (`A_qq⁻¹`, the masses) follows the change.
+    #[test]
+    fn a_cluster_changed_between_matches_is_matched_as_a_new_one() {
+        let linear = ClusterMaterial {
+            beta: 0.8,
+            ..Default::default()
+        };
+        for (before, pin) in [(linear, true), (ClusterMaterial::default(), false)] {
+            let (mut ps, mut kept) = cube_cluster(before);
+            kept.match_shapes(&mut ps, 0.01, 1, true);
+            kept.material[0] = linear;
+            let (mut fresh_ps, mut fresh) = cube_cluster(linear);
+            for ps in [&mut ps, &mut fresh_ps] {
+                if pin {
+                    ps.inv_mass[5] = 0.0;
+                }
+                ps.p[3] += Vec3::new(0.4, -0.3, 0.2);
+                ps.p[6] -= Vec3::new(0.1, 0.5, 0.0);
+            }
+            fresh_ps.p.clone_from(&ps.p);
+            kept.match_shapes(&mut ps, 0.01, 1, true);
+            fresh.match_shapes(&mut fresh_ps, 0.01, 1, true);
+            for (a, b) in ps.p.iter().zip(&fresh_ps.p) {
+                assert!((a - b).norm() < 1e-5, "pinned {pin}: {a:?} vs {b:?}");
+            }
+        }
     }
 
     #[test]
